@@ -1,0 +1,157 @@
+import express from 'express';
+import type { Request, Response } from 'express';
+import OpenAPIBackend, { type Context } from 'openapi-backend';
+import { readJsonBody } from './body';
+import { HttpError, type ErrorBody, type Logger, errorMiddleware, sendError, stderrLogger, toHttpError } from './errors';
+import { handlers } from './handlers';
+import type { Deps, OperationId } from './handlers/types';
+import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
+import type { Spec } from './spec';
+import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
+
+export interface AppDeps extends Deps {
+  spec: Spec;
+  apiKeys: readonly string[];
+  /** Where faults are logged; JSON lines on stderr by default. */
+  log?: Logger;
+}
+
+/** The request as openapi-backend sees it; `body` is filled in once the caller is authenticated. */
+interface ApiRequest {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  headers: Request['headers'];
+  body?: unknown;
+  operationId?: string;
+  auth?: AuthResult;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const errorReply = (err: HttpError): Reply => ({
+  status: err.status,
+  body: { code: err.code, message: err.message, status: err.status } satisfies ErrorBody,
+  headers: err.headers,
+});
+
+/** Fails start-up, naming them, when spec operations and handlers do not pair up one to one. */
+export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handlerNames: Iterable<string>): void {
+  const ops = new Set(specOperationIds);
+  const names = new Set(handlerNames);
+  const problems = [
+    ...[...ops].filter((id) => !names.has(id)).map((id) => `operation ${id} in the spec has no handler in src/handlers/`),
+    ...[...names].filter((n) => !ops.has(n)).map((n) => `handler ${n} names no operation in the spec`),
+  ];
+  if (problems.length > 0) throw new Error(`The handlers do not match spec/openapi.yaml:\n  - ${problems.join('\n  - ')}`);
+}
+
+/** Builds the whole HTTP application from the spec. Never listens and never reads the environment. */
+export async function createApp(deps: AppDeps): Promise<express.Express> {
+  const { spec } = deps;
+  const log = deps.log ?? stderrLogger;
+  checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers));
+  const authenticate = createBearerAuth(deps.apiKeys);
+
+  const requireAuth = (req: Request, request: ApiRequest): void => {
+    request.auth ??= authenticate(req.headers, req.rawHeaders);
+    if (!request.auth.ok) {
+      throw new HttpError(401, 'unauthorized', AUTH_MESSAGES[request.auth.reason], { 'WWW-Authenticate': challenge(request.auth.reason) });
+    }
+  };
+
+  const api = new OpenAPIBackend({
+    definition: structuredClone(spec.document) as never,
+    apiRoot: '/', // mounted at the spec's server path below
+    strict: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, useDefaults: true },
+    customizeAjv,
+  });
+
+  api.registerSecurityHandler('bearerAuth', (_c: Context, req: Request, _res: Response, request: ApiRequest) => {
+    request.auth = authenticate(req.headers, req.rawHeaders);
+    return request.auth.ok;
+  });
+
+  api.register({
+    // No request under the API root is answered without a valid key, not even a 404 or 405.
+    notFound: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
+      requireAuth(req, request);
+      throw new HttpError(404, 'not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`);
+    },
+    methodNotAllowed: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
+      requireAuth(req, request);
+      const allow = spec.pathMethods.find((p) => p.pattern.test(request.path))?.methods ?? [];
+      throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') });
+    },
+    postRoutingHandler: (c: Context, _req: Request, _res: Response, request: ApiRequest) => {
+      request.operationId = c.operation?.operationId;
+    },
+    unauthorizedHandler: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
+      requireAuth(req, request);
+      throw new Error('unauthorizedHandler reached with a valid key');
+    },
+    // Runs after the security handlers and before validation. Only an authenticated
+    // caller gets its body read, so a request without a key costs no body parsing.
+    postSecurityHandler: async (c: Context, req: Request, res: Response, request: ApiRequest) => {
+      if (!c.security?.authorized) return;
+      const op = spec.operations.get(c.operation.operationId ?? '');
+      if (!op) return;
+      if (op.requestMediaTypes.length > 0) request.body = await readJsonBody(req, res, op.requestMediaTypes);
+      const raw = rawIntegerErrors(op, c.request.query, c.request.params);
+      if (raw.length > 0) {
+        // Report these together with whatever else validation finds, once per field.
+        const others = (api.validator.validateRequest(request as never, c.operation as never).errors ?? []).filter(
+          (e) => !raw.some((r) => r.instancePath === e.instancePath),
+        );
+        throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
+      }
+    },
+    validationFail: (c: Context): Reply => {
+      throw new HttpError(400, 'validation_failed', describeErrors(c.validation.errors ?? []));
+    },
+    notImplemented: (c: Context): Reply => {
+      throw new Error(`No handler for ${c.operation?.operationId}`);
+    },
+  });
+
+  for (const operationId of Object.keys(handlers) as OperationId[]) {
+    const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
+    api.register(operationId, (c: Context) =>
+      handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, deps),
+    );
+  }
+  await api.init();
+
+  const app = express();
+  app.set('case sensitive routing', true);
+  app.set('x-powered-by', false);
+  app.set('etag', false);
+
+  app.use(spec.apiRoot, async (req, res) => {
+    const request: ApiRequest = {
+      // HEAD is answered as GET; Node sends the headers without the body.
+      method: req.method === 'HEAD' ? 'GET' : req.method,
+      path: req.path,
+      query: req.query as Record<string, unknown>,
+      headers: req.headers,
+    };
+    let reply: Reply;
+    try {
+      reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
+    } catch (err) {
+      reply = errorReply(toHttpError(err, log));
+    }
+    const operationHeaders = spec.operations.get(request.operationId ?? '')?.deprecationHeaders;
+    res.status(reply.status).set({ ...operationHeaders, ...reply.headers }).json(reply.body);
+  });
+
+  app.use((req, res) => sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`)));
+  app.use(errorMiddleware(log));
+  return app;
+}

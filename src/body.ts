@@ -1,0 +1,125 @@
+import type { Request, Response } from 'express';
+import express from 'express';
+import { HttpError } from './errors';
+
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+// express.text reads the raw text (size limit, Content-Encoding, charset decoding and
+// their errors); parsing stays here so that numbers can be checked against the source text.
+const readText = express.text({ type: () => true, limit: BODY_LIMIT_BYTES });
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Reads and parses the body of an operation that takes one. Returns undefined when no
+ * body was sent (validation then reports it missing). The media type must be one the
+ * spec lists for the operation, and JSON must be UTF-8 (RFC 8259 §8.1).
+ */
+export async function readJsonBody(req: Request, res: Response, mediaTypes: readonly string[]): Promise<unknown> {
+  if (!hasBody(req)) return undefined;
+  const contentType = req.headers['content-type'];
+  const [mediaType, ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
+  if (!mediaTypes.includes(mediaType)) {
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${mediaTypes.join(' or ')}, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`);
+  }
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
+  }
+  await new Promise<void>((resolve, reject) => readText(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  const text = typeof req.body === 'string' ? req.body : '';
+  if (text.trim() === '') return undefined;
+  return parseJsonExactly(text);
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const INTEGER_TOKEN = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+/** The exact integer a JSON number token denotes, or undefined when it has a fractional part. */
+function exactIntegerOf(token: string): bigint | undefined {
+  const [, sign, whole, fraction = '', exponent = '0'] = INTEGER_TOKEN.exec(token) ?? [];
+  let digits = (whole + fraction).replace(/^0+(?=[0-9])/, '');
+  let scale = Number(exponent) - fraction.length;
+  while (scale < 0 && digits.length > 1 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    scale++;
+  }
+  if (/^0+$/.test(digits)) return 0n;
+  if (scale < 0) return undefined;
+  return BigInt(sign + digits) * 10n ** BigInt(scale);
+}
+
+/**
+ * True when JSON.parse would turn the token into an integer other than the one written:
+ * 9007199254740993 becomes …992, 4503599627370497.5 becomes …498, 1e-400 becomes 0.
+ * Fractional values that stay fractional are ordinary floats and left to validation.
+ */
+function changesWhenParsed(token: string): boolean {
+  const n = Number(token);
+  if (!Number.isInteger(n)) return false;
+  const exact = exactIntegerOf(token);
+  return exact === undefined || exact !== BigInt(n);
+}
+
+/** Finds number tokens outside strings, with the object key each is the value of, when there is one. */
+function findInexactNumber(text: string): { token: string; key?: string; position: number } | undefined {
+  let lastString: string | undefined;
+  let key: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      lastString = text.slice(start, i + 1);
+    } else if (c === ':') {
+      key = lastString === undefined ? undefined : (JSON.parse(lastString) as string);
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      NUMBER.lastIndex = i;
+      const token = NUMBER.exec(text)?.[0] ?? c;
+      if (changesWhenParsed(token)) return { token, key, position: i };
+      i += token.length - 1;
+      key = undefined;
+    } else if (c === ',' || c === '[' || c === '{') {
+      key = undefined;
+    }
+  }
+  return undefined;
+}
+
+function findLoneSurrogate(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const at = `${path}/${k}`;
+    if (LONE_SURROGATE.test(k)) return at;
+    const found = findLoneSurrogate(v, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** JSON.parse, refusing text that it would silently change: inexact integers and unpaired surrogates. */
+export function parseJsonExactly(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, 'malformed_json', `The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  // Only valid JSON reaches the scanner, so its strings are well terminated.
+  const inexact = findInexactNumber(text);
+  if (inexact) {
+    const where = inexact.key === undefined ? `at position ${inexact.position}` : `in property '${inexact.key}'`;
+    throw new HttpError(400, 'validation_failed', `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`);
+  }
+  const surrogateAt = findLoneSurrogate(value, '');
+  if (surrogateAt !== undefined) {
+    const where = surrogateAt === '' ? 'The request body' : `Body property '${surrogateAt.slice(1).replace(/\//g, '.')}'`;
+    throw new HttpError(400, 'validation_failed', `${where} contains an unpaired UTF-16 surrogate, which is not valid Unicode text`);
+  }
+  return value;
+}

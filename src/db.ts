@@ -1,0 +1,81 @@
+import postgres from 'postgres';
+import { serviceUnavailable } from './errors';
+
+export type Sql = postgres.Sql;
+
+/** No request waits longer than this for the database; it gets a 503 instead (a frozen server never answers). */
+export const QUERY_DEADLINE_MS = 5_000;
+
+// int8 (bigint) columns arrive as text. Our ids are JSON numbers, so a value that
+// a number cannot hold exactly is a fault, never a silently rounded id.
+const int8AsSafeNumber = {
+  to: 20,
+  from: [20],
+  serialize: (x: number) => String(x),
+  parse: (x: string) => {
+    const n = Number(x);
+    if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${x} is beyond 2^53-1`);
+    return n;
+  },
+};
+
+export interface ConnectOptions {
+  /** Pool size. The embedded PGlite serves one session at a time: use 1 there. */
+  max: number;
+}
+
+/** Every postgres.js pool in the product is made here, with the same options. */
+export function connect(url: string, { max }: ConnectOptions): Sql {
+  return postgres(url, {
+    max,
+    connect_timeout: 5,
+    idle_timeout: 30,
+    // The default backoff grows to 20 s between reconnects; cap it so the service
+    // recovers within about a second of the database coming back.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    connection: { application_name: 'animal-store-api', statement_timeout: QUERY_DEADLINE_MS },
+    types: { int8: int8AsSafeNumber },
+    onnotice: () => {},
+  });
+}
+
+/** Runs a query with the request deadline; past it the query is cancelled and the caller gets a 503. */
+export async function withDeadline<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQuery<T>): Promise<postgres.RowList<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      query.cancel();
+      reject(serviceUnavailable());
+    }, QUERY_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([query, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL compiled to WebAssembly (PGlite), served on a loopback port so that the
+ * same postgres.js code talks to it as to a real server. `dataDir` undefined: in memory.
+ */
+export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const db = await PGlite.create(dataDir);
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
+  await server.start();
+  return {
+    // getServerConn() reports the port the OS chose for port 0, as host:port.
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    async stop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { components } from '../generated/openapi';
+
+export type ErrorBody = components['schemas']['Error'];
+export type ErrorCode = ErrorBody['code'];
+
+/** A failure with a known meaning: becomes the Error body with this status and code. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const RETRY_AFTER_SECONDS = 1;
+
+export function serviceUnavailable(): HttpError {
+  return new HttpError(503, 'service_unavailable', 'The database is unavailable; retry shortly', {
+    'Retry-After': String(RETRY_AFTER_SECONDS),
+  });
+}
+
+// Connection-level failures (postgres.js codes and Node socket errors) and the
+// SQLSTATEs PostgreSQL uses when it cannot serve right now: the request may be
+// retried, so these are 503, not 500.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '57014', // query_canceled (statement_timeout)
+  '53300', // too_many_connections
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  // SQLSTATE class 08: connection exception.
+  return UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+}
+
+export type Logger = (level: 'warn' | 'error', msg: string, err: unknown) => void;
+
+/** One JSON line on stderr per fault, with the stack: the details a 5xx body never carries. */
+export const stderrLogger: Logger = (level, msg, err) => {
+  const detail = err instanceof Error ? { name: err.name, message: err.message, code: (err as { code?: unknown }).code, stack: err.stack } : { value: String(err) };
+  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, err: detail })}\n`);
+};
+
+/** The one mapping from anything thrown to an HttpError. Unknown errors become 500 and are logged, never echoed. */
+export function toHttpError(err: unknown, log: Logger = stderrLogger): HttpError {
+  if (err instanceof HttpError) return err;
+  if (isDatabaseUnavailable(err)) {
+    log('warn', 'database unavailable', err);
+    return serviceUnavailable();
+  }
+  // decodeURIComponent on a path segment with broken percent-encoding.
+  if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
+  // Errors raised by express's body reading (http-errors) carry `type` and `status`.
+  const e = err as { type?: unknown; status?: unknown; message?: unknown };
+  switch (e?.type) {
+    case 'entity.too.large':
+      return new HttpError(413, 'payload_too_large', `The request body exceeds ${String((err as { limit?: number }).limit)} bytes`);
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new HttpError(415, 'unsupported_media_type', String(e.message));
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new HttpError(400, 'validation_failed', 'The request body was incomplete');
+  }
+  log('error', 'unexpected error', err);
+  return new HttpError(500, 'internal_error', 'An unexpected error occurred');
+}
+
+export function sendError(res: Response, err: HttpError, extraHeaders: Record<string, string> = {}): void {
+  const body: ErrorBody = { code: err.code, message: err.message, status: err.status };
+  res.status(err.status).set({ ...extraHeaders, ...err.headers }).json(body);
+}
+
+/** express's last middleware: whatever escaped the routes leaves as the Error body. */
+export function errorMiddleware(log: Logger): ErrorRequestHandler {
+  return (err, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    sendError(res, toHttpError(err, log));
+  };
+}

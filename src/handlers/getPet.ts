@@ -1,0 +1,8 @@
+import { HttpError } from '../errors';
+import type { OperationHandler } from './types';
+
+export const getPet: OperationHandler<'getPet'> = async ({ path }, { pets }) => {
+  const pet = await pets.get(path.petId);
+  if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${path.petId}`);
+  return { status: 200, body: pet };
+};

@@ -1,0 +1,26 @@
+import type { operations } from '../../generated/openapi';
+import type { PetStore } from '../store/pets';
+
+export type OperationId = keyof operations;
+
+type Responses<Op extends OperationId> = operations[Op]['responses'];
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type SuccessStatus<Op extends OperationId> = Extract<keyof Responses<Op>, 200 | 201>;
+
+/** What a handler returns: one of the operation's success responses, typed from the spec. Failures are thrown as HttpError. */
+export type Reply<Op extends OperationId> = {
+  [S in SuccessStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]> };
+}[SuccessStatus<Op>];
+
+/** The request after validation: coerced parameters with the spec's defaults applied, and the body. */
+export interface Input<Op extends OperationId> {
+  query: NonNullable<operations[Op]['parameters']['query']>;
+  path: NonNullable<operations[Op]['parameters']['path']>;
+  body: operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+}
+
+export interface Deps {
+  pets: PetStore;
+}
+
+export type OperationHandler<Op extends OperationId> = (input: Input<Op>, deps: Deps) => Promise<Reply<Op>>;

@@ -1,0 +1,46 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type AuthResult = { ok: true; keyIndex: number } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
+
+// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme word is case-insensitive (RFC 9110 §11.1).
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+const digest = (key: string) => createHash('sha256').update(key).digest();
+
+/**
+ * The bearer check for the spec's `bearerAuth` scheme. Keys are compared as SHA-256
+ * digests with timingSafeEqual, against every configured key, so the time taken says
+ * nothing about how much of a key matched or which key it was.
+ */
+export function createBearerAuth(apiKeys: readonly string[]) {
+  const digests = apiKeys.map(digest);
+  return function authenticate(headers: IncomingHttpHeaders, rawHeaders: readonly string[]): AuthResult {
+    // Node keeps only the first of repeated Authorization headers; an ambiguous request is refused.
+    let count = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'authorization') count++;
+    const header = headers.authorization;
+    if (count === 0 || header === undefined || header === '') return { ok: false, reason: 'missing' };
+    const match = count === 1 ? BEARER.exec(header) : null;
+    if (!match) return { ok: false, reason: 'malformed' };
+    const presented = digest(match[1]);
+    let keyIndex = -1;
+    digests.forEach((d, i) => {
+      if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;
+    });
+    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyIndex };
+  };
+}
+
+export type Authenticate = ReturnType<typeof createBearerAuth>;
+
+export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
+  missing: 'Missing API key: send Authorization: Bearer <API_KEY>',
+  malformed: 'Malformed Authorization header: expected a single "Bearer <API_KEY>"',
+  unknown: 'Invalid API key',
+};
+
+/** RFC 6750 §3: the challenge; error="invalid_token" once a credential was presented. */
+export function challenge(reason: keyof typeof AUTH_MESSAGES): string {
+  return reason === 'missing' ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"';
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import type { OpenAPIV3 } from 'openapi-types';
+import { parse } from 'yaml';
+import type { operations } from '../generated/openapi';
+import { specPath } from './paths';
+
+export type OperationId = keyof operations;
+
+/** What the server needs to know about one operation, read from the spec once at start-up. */
+export interface OperationFacts {
+  operationId: string;
+  method: string;
+  /** Path template relative to the API root, e.g. `/pets/{petId}`. */
+  path: string;
+  /** Query and path parameters declared `type: integer`: their raw text must be a plain decimal integer. */
+  integerParams: { in: 'query' | 'path'; name: string }[];
+  /** Media types the request body may be sent as; empty when the operation takes no body. */
+  requestMediaTypes: string[];
+  /** RFC 9745 / RFC 8594 headers for a deprecated operation; empty otherwise. */
+  deprecationHeaders: Record<string, string>;
+}
+
+export interface Spec {
+  /** The document exactly as written in spec/openapi.yaml. */
+  yamlText: string;
+  document: OpenAPIV3.Document;
+  /** The path every server URL ends in, e.g. `/v1`. */
+  apiRoot: string;
+  operations: Map<string, OperationFacts>;
+  /** Path templates with the methods each allows, for 405 `Allow` headers. */
+  pathMethods: { pattern: RegExp; methods: string[] }[];
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+function isRef(x: unknown): x is OpenAPIV3.ReferenceObject {
+  return typeof x === 'object' && x !== null && '$ref' in x;
+}
+
+function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceObject): T {
+  let value: unknown = x;
+  for (let hops = 0; isRef(value); hops++) {
+    if (hops > 20 || !value.$ref.startsWith('#/')) throw new Error(`Cannot resolve ${value.$ref}`);
+    value = value.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    if (value === undefined) throw new Error(`Unresolvable $ref in spec`);
+  }
+  return value as T;
+}
+
+function apiRootOf(doc: OpenAPIV3.Document): string {
+  const roots = new Set((doc.servers ?? []).map((s) => new URL(s.url, 'http://placeholder').pathname.replace(/\/+$/, '')));
+  if (roots.size !== 1) throw new Error(`Every server URL in the spec must end in the same path; found ${[...roots].join(', ') || 'none'}`);
+  return [...roots][0] || '/';
+}
+
+function isoDateToEpoch(date: unknown, what: string): number {
+  if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`${what} must be a date YYYY-MM-DD`);
+  return Date.parse(`${date}T00:00:00Z`) / 1000;
+}
+
+function deprecationHeaders(op: OpenAPIV3.OperationObject, apiRoot: string, all: Map<string, OperationFacts>): Record<string, string> {
+  if (!op.deprecated) return {};
+  const ext = op as Record<string, unknown>;
+  const name = op.operationId ?? '?';
+  const headers: Record<string, string> = {
+    Deprecation: `@${isoDateToEpoch(ext['x-deprecated-since'], `${name}: x-deprecated-since`)}`,
+  };
+  if (ext['x-sunset'] !== undefined) {
+    headers.Sunset = new Date(isoDateToEpoch(ext['x-sunset'], `${name}: x-sunset`) * 1000).toUTCString();
+  }
+  if (ext['x-successor'] !== undefined) {
+    const successor = [...all.values()].find((o) => o.operationId === ext['x-successor']);
+    if (!successor) throw new Error(`${name}: x-successor names no operation: ${String(ext['x-successor'])}`);
+    headers.Link = `<${apiRoot === '/' ? '' : apiRoot}${successor.path}>; rel="successor-version"`;
+  }
+  return headers;
+}
+
+function templateToPattern(template: string): RegExp {
+  const escaped = template
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+/** Reads spec/openapi.yaml and derives, once, everything the server takes from it. */
+export function loadSpec(file = specPath): Spec {
+  const yamlText = readFileSync(file, 'utf8');
+  const document = parse(yamlText) as OpenAPIV3.Document;
+  const apiRoot = apiRootOf(document);
+  const operations = new Map<string, OperationFacts>();
+  const pathMethods: Spec['pathMethods'] = [];
+  const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];
+
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!item) continue;
+    const methods: string[] = [];
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      methods.push(method.toUpperCase());
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve(document, p));
+      const integerParams = params
+        .filter((p) => (p.in === 'query' || p.in === 'path') && p.schema && resolve(document, p.schema).type === 'integer')
+        .map((p) => ({ in: p.in as 'query' | 'path', name: p.name }));
+      const body = op.requestBody ? resolve(document, op.requestBody) : undefined;
+      const facts: OperationFacts = {
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        integerParams,
+        requestMediaTypes: body ? Object.keys(body.content) : [],
+        deprecationHeaders: {},
+      };
+      operations.set(op.operationId, facts);
+      if (op.deprecated) deprecated.push([facts, op]);
+    }
+    // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
+    if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    pathMethods.push({ pattern: templateToPattern(path), methods });
+  }
+  for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, apiRoot, operations);
+
+  return { yamlText, document, apiRoot, operations, pathMethods };
+}

@@ -1,0 +1,74 @@
+import type Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { OperationFacts } from './spec';
+
+/**
+ * ajv-formats brings the standard string formats, but its int64 accepts 1e30. JSON
+ * numbers are exact only up to 2^53-1, so int64 here means a safe integer.
+ */
+export function customizeAjv(ajv: Ajv): Ajv {
+  addFormats(ajv);
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  return ajv;
+}
+
+const SUBJECT: Record<string, string> = { query: 'query parameter', path: 'path parameter', requestBody: 'body property' };
+
+/** `/query/limit` → "query parameter 'limit'", `/requestBody/name` → "body property 'name'". */
+function subjectOf(instancePath: string, child?: string): string {
+  const [, location, ...rest] = instancePath.split('/');
+  const field = [...rest, ...(child === undefined ? [] : [child])].map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (location === undefined || location === '') return child === 'requestBody' ? 'request body' : 'request';
+  if (field.length === 0) return location === 'requestBody' ? 'request body' : (SUBJECT[location] ?? location);
+  return `${SUBJECT[location] ?? location} '${field.join('.')}'`;
+}
+
+function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `${subjectOf(e.instancePath, String(p.missingProperty))} is required`;
+    case 'additionalProperties':
+      return `${subjectOf(e.instancePath, String(p.additionalProperty))} is not allowed`;
+    case 'enum':
+      return `${subjectOf(e.instancePath)} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'pattern':
+      return `${subjectOf(e.instancePath)} must match the pattern ${String(p.pattern)}`;
+    case 'format':
+      return p.format === 'int64'
+        ? `${subjectOf(e.instancePath)} must be an integer between -9007199254740991 and 9007199254740991`
+        : `${subjectOf(e.instancePath)} must match format ${String(p.format)}`;
+    default:
+      return `${subjectOf(e.instancePath)} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** One message naming every field and rule that failed, in the order ajv found them. */
+export function describeErrors(errors: readonly ErrorObject[]): string {
+  return [...new Set(errors.map(describe))].join('; ');
+}
+
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/**
+ * Query and path values arrive as text, and ajv's coercion reads `0x10`, `1e3`, `1.0` and
+ * ` 5` as numbers. An integer parameter must be written as plain decimal digits.
+ */
+export function rawIntegerErrors(op: OperationFacts, query: Record<string, unknown>, path: Record<string, unknown>): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  for (const param of op.integerParams) {
+    const value = (param.in === 'query' ? query : path)[param.name];
+    if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+      errors.push({
+        keyword: 'decimalInteger',
+        instancePath: `/${param.in}/${param.name}`,
+        schemaPath: '',
+        params: {},
+        message: 'must be a decimal integer (digits only)',
+      });
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,59 @@
+import Ajv from 'ajv';
+import OpenAPIBackend, { SetMatchType } from 'openapi-backend';
+import type { Response } from 'supertest';
+import { type Spec, loadSpec } from '../../src/spec';
+import { customizeAjv } from '../../src/validation';
+
+/**
+ * Checks a response the way a client reading spec/openapi.yaml would: the status is one
+ * the operation documents, the body validates against that status's schema, every header
+ * documented for it is present and valid, and every failure is the Error body with
+ * `status` equal to the HTTP status. A violation throws, failing the test that got it.
+ */
+export class ContractChecker {
+  private constructor(
+    readonly spec: Spec,
+    private readonly api: OpenAPIBackend,
+    private readonly validateError: (body: unknown) => boolean,
+    private readonly errorSchemaErrors: () => unknown,
+  ) {}
+
+  static async create(spec = loadSpec()): Promise<ContractChecker> {
+    const api = new OpenAPIBackend({ definition: structuredClone(spec.document) as never, apiRoot: spec.apiRoot, strict: true, customizeAjv });
+    await api.init();
+    const ajv = customizeAjv(new Ajv({ allErrors: true, strict: false }));
+    const schemas = (spec.document.components?.schemas ?? {}) as Record<string, object>;
+    const validate = ajv.compile({ ...schemas.Error, components: { schemas } });
+    return new ContractChecker(spec, api, (b) => validate(b) as boolean, () => validate.errors);
+  }
+
+  check(method: string, url: string, res: Response): void {
+    const where = `${method.toUpperCase()} ${url} → ${res.status}`;
+    const fail = (what: string, detail?: unknown): never => {
+      throw new Error(`Contract violation: ${where}: ${what}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 2)}`}\nbody: ${JSON.stringify(res.body)}`);
+    };
+    const isHead = method.toUpperCase() === 'HEAD';
+    const path = url.split('?')[0];
+    if (!isHead && res.status !== 204) {
+      if (!/^application\/json(;|$)/.test(String(res.headers['content-type']))) fail(`Content-Type is ${res.headers['content-type']}, not application/json`);
+    }
+    if (res.status >= 400 && !isHead) {
+      if (!this.validateError(res.body)) fail('the body is not the Error schema', this.errorSchemaErrors());
+      if (res.body.status !== res.status) fail(`Error.status is ${res.body.status}`);
+    }
+    let operation;
+    try {
+      operation = this.api.router.matchOperation({ method: isHead ? 'get' : method, path, headers: {}, query: {} } as never, true);
+    } catch {
+      return; // no operation: an unknown path or method, answered with the Error body checked above
+    }
+    const responses = operation.responses ?? {};
+    if (!(String(res.status) in responses) && !('default' in responses)) fail(`status ${res.status} is not documented for ${operation.operationId}`);
+    if (!isHead) {
+      const body = this.api.validator.validateResponse(res.body, operation, res.status);
+      if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);
+    }
+    const headers = this.api.validator.validateResponseHeaders(res.headers, operation, { statusCode: res.status, setMatchType: SetMatchType.Superset });
+    if (headers.errors) fail(`the headers do not match the ${operation.operationId} ${res.status} response`, headers.errors);
+  }
+}

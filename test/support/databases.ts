@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from '../../src/db';
+
+/**
+ * Test databases. globalSetup decides the mode and hands it to the test files through
+ * the environment (jest's workers start after globalSetup and inherit it).
+ *   TEST_DB_MODE=server   TEST_ADMIN_URL: a real server; every test file creates its own database.
+ *   TEST_DB_MODE=embedded TEST_EMBEDDED_URL: one PGlite; every test file empties its schema.
+ */
+export const TEST_DB_PREFIX = 'animal_store_test';
+
+export interface TestDatabase {
+  url: string;
+  /** Pool size for this database: 1 on PGlite, which serves one session at a time. */
+  max: number;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export async function freshDatabase(): Promise<TestDatabase> {
+  if (process.env.TEST_DB_MODE === 'embedded') {
+    const url = process.env.TEST_EMBEDDED_URL as string;
+    const admin = connect(url, { max: 1 });
+    try {
+      await admin.unsafe('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+    } finally {
+      await admin.end();
+    }
+    return { url, max: 1, drop: async () => {} };
+  }
+  const adminUrl = process.env.TEST_ADMIN_URL;
+  if (!adminUrl) throw new Error('TEST_ADMIN_URL is not set: run the tests through jest (globalSetup sets it)');
+  const name = `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}_${randomBytes(4).toString('hex')}`;
+  const admin = connect(adminUrl, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(adminUrl, name),
+    max: 4,
+    async drop() {
+      const again = connect(adminUrl, { max: 1 });
+      try {
+        await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await again.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/db';
+
+declare global {
+  // Handed from globalSetup to globalTeardown, which run in the same process.
+  var embeddedTestPostgres: EmbeddedPostgres | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  process.env.TEST_RUN_ID = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  if (process.env.DATABASE_URL) {
+    process.env.TEST_DB_MODE = 'server';
+    process.env.TEST_ADMIN_URL = process.env.DATABASE_URL;
+    return;
+  }
+  // PGlite cannot start inside a test file's sandbox, so it runs here, in memory, for the whole run.
+  globalThis.embeddedTestPostgres = await startEmbeddedPostgres();
+  process.env.TEST_DB_MODE = 'embedded';
+  process.env.TEST_EMBEDDED_URL = globalThis.embeddedTestPostgres.url;
+}
