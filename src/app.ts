@@ -6,7 +6,7 @@ import { HttpError, type ErrorBody, type Logger, errorMiddleware, sendError, std
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
-import type { Spec } from './spec';
+import { type Spec, findRoute } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 
 export interface AppDeps extends Deps {
@@ -23,7 +23,6 @@ interface ApiRequest {
   query: Record<string, unknown>;
   headers: Request['headers'];
   body?: unknown;
-  operationId?: string;
   auth?: AuthResult;
 }
 
@@ -57,12 +56,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers));
   const authenticate = createBearerAuth(deps.apiKeys);
 
-  const requireAuth = (req: Request, request: ApiRequest): void => {
-    request.auth ??= authenticate(req.headers, req.rawHeaders);
-    if (!request.auth.ok) {
-      throw new HttpError(401, 'unauthorized', AUTH_MESSAGES[request.auth.reason], { 'WWW-Authenticate': challenge(request.auth.reason) });
-    }
-  };
+  const unauthorized = (auth: Exclude<AuthResult, { ok: true }>) =>
+    new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 
   const api = new OpenAPIBackend({
     definition: structuredClone(spec.document) as never,
@@ -79,22 +74,16 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   });
 
   api.register({
-    // No request under the API root is answered without a valid key, not even a 404 or 405.
-    notFound: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
-      requireAuth(req, request);
+    notFound: (_c: Context, req: Request): never => {
       throw new HttpError(404, 'not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`);
     },
-    methodNotAllowed: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
-      requireAuth(req, request);
-      const allow = spec.pathMethods.find((p) => p.pattern.test(request.path))?.methods ?? [];
+    methodNotAllowed: (_c: Context, req: Request, _res: Response, request: ApiRequest): never => {
+      const allow = findRoute(spec, request.path)?.allow ?? [];
       throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') });
     },
-    postRoutingHandler: (c: Context, _req: Request, _res: Response, request: ApiRequest) => {
-      request.operationId = c.operation?.operationId;
-    },
-    unauthorizedHandler: (_c: Context, req: Request, _res: Response, request: ApiRequest): Reply => {
-      requireAuth(req, request);
-      throw new Error('unauthorizedHandler reached with a valid key');
+    unauthorizedHandler: (_c: Context, _req: Request, _res: Response, request: ApiRequest): never => {
+      if (request.auth?.ok !== false) throw new Error('unauthorizedHandler reached without a failed authentication');
+      throw unauthorized(request.auth);
     },
     // Runs after the security handlers and before validation. Only an authenticated
     // caller gets its body read, so a request without a key costs no body parsing.
@@ -112,10 +101,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
       }
     },
-    validationFail: (c: Context): Reply => {
+    validationFail: (c: Context): never => {
       throw new HttpError(400, 'validation_failed', describeErrors(c.validation.errors ?? []));
     },
-    notImplemented: (c: Context): Reply => {
+    notImplemented: (c: Context): never => {
       throw new Error(`No handler for ${c.operation?.operationId}`);
     },
   });
@@ -145,10 +134,17 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     try {
       reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
     } catch (err) {
-      reply = errorReply(toHttpError(err, log));
+      let failure = toHttpError(err, log);
+      // No request under the API root is answered without a valid key: not a 404 or 405,
+      // nor a 400 raised before the security handler ran.
+      if (failure.status !== 401) {
+        request.auth ??= authenticate(req.headers, req.rawHeaders);
+        if (!request.auth.ok) failure = unauthorized(request.auth);
+      }
+      reply = errorReply(failure);
     }
-    const operationHeaders = spec.operations.get(request.operationId ?? '')?.deprecationHeaders;
-    res.status(reply.status).set({ ...operationHeaders, ...reply.headers }).json(reply.body);
+    const operation = findRoute(spec, request.path)?.byMethod.get(request.method);
+    res.status(reply.status).set({ ...operation?.deprecationHeaders, ...reply.headers }).json(reply.body);
   });
 
   app.use((req, res) => sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`)));

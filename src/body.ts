@@ -54,12 +54,14 @@ function exactIntegerOf(token: string): bigint | undefined {
 }
 
 /**
- * True when JSON.parse would turn the token into an integer other than the one written:
- * 9007199254740993 becomes …992, 4503599627370497.5 becomes …498, 1e-400 becomes 0.
- * Fractional values that stay fractional are ordinary floats and left to validation.
+ * True when JSON.parse would turn the token into an integer other than the one written
+ * (9007199254740993 becomes …992, 4503599627370497.5 becomes …498, 1e-400 becomes 0) or
+ * into Infinity (2e400). Fractional values that stay fractional are ordinary floats and
+ * left to validation.
  */
 function changesWhenParsed(token: string): boolean {
   const n = Number(token);
+  if (!Number.isFinite(n)) return true;
   if (!Number.isInteger(n)) return false;
   const exact = exactIntegerOf(token);
   return exact === undefined || exact !== BigInt(n);

@@ -27,8 +27,19 @@ export interface Spec {
   /** The path every server URL ends in, e.g. `/v1`. */
   apiRoot: string;
   operations: Map<string, OperationFacts>;
-  /** Path templates with the methods each allows, for 405 `Allow` headers. */
-  pathMethods: { pattern: RegExp; methods: string[] }[];
+  /** Each path template with its operations by method and the `Allow` list for 405. */
+  routes: Route[];
+}
+
+export interface Route {
+  pattern: RegExp;
+  allow: string[];
+  byMethod: Map<string, OperationFacts>;
+}
+
+/** The route a path (relative to the API root) falls under, if any. */
+export function findRoute(spec: Spec, path: string): Route | undefined {
+  return spec.routes.find((r) => r.pattern.test(path));
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -93,12 +104,13 @@ export function loadSpec(file = specPath): Spec {
   const document = parse(yamlText) as OpenAPIV3.Document;
   const apiRoot = apiRootOf(document);
   const operations = new Map<string, OperationFacts>();
-  const pathMethods: Spec['pathMethods'] = [];
+  const routes: Route[] = [];
   const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];
 
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (!item) continue;
     const methods: string[] = [];
+    const byMethod = new Map<string, OperationFacts>();
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
@@ -118,13 +130,14 @@ export function loadSpec(file = specPath): Spec {
         deprecationHeaders: {},
       };
       operations.set(op.operationId, facts);
+      byMethod.set(facts.method, facts);
       if (op.deprecated) deprecated.push([facts, op]);
     }
     // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
     if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    pathMethods.push({ pattern: templateToPattern(path), methods });
+    routes.push({ pattern: templateToPattern(path), allow: methods, byMethod });
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, apiRoot, operations);
 
-  return { yamlText, document, apiRoot, operations, pathMethods };
+  return { yamlText, document, apiRoot, operations, routes };
 }

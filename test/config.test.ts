@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../src/config';
+import { embeddedDataDir } from '../src/paths';
+
+const KEY = 'a-valid-key-0123456789';
+
+const problemsOf = (env: NodeJS.ProcessEnv): string[] => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  test('when nothing is set, then the defaults apply and one random key is made', () => {
+    const a = loadConfig({});
+    const b = loadConfig({});
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true });
+    expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
+  });
+
+  test('when everything is set, then it is used', () => {
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg' });
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      databaseUrl: 'postgres://u@db:5432/app',
+      pgliteDataDir: path.resolve('tmp/pg'),
+      apiKeys: [KEY, 'second-key-0123456789'],
+      apiKeyGenerated: false,
+    });
+  });
+
+  test('PORT 0 asks the OS for a free port', () => {
+    expect(loadConfig({ PORT: '0', API_KEYS: KEY }).port).toBe(0);
+  });
+
+  test('when several variables are wrong, then every problem is named at once', () => {
+    expect(problemsOf({ PORT: '70000', DATABASE_URL: 'mysql://x/y', API_KEYS: `${KEY},,short,bad key with spaces`, HOST: '' })).toEqual([
+      'HOST is set but empty',
+      'PORT must be an integer from 0 to 65535, got "70000"',
+      'DATABASE_URL must start with postgres:// or postgresql://, got mysql://',
+      'API_KEYS entry 2 is empty',
+      'API_KEYS entry 3 is shorter than 16 characters',
+      'API_KEYS entry 4 has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)',
+    ]);
+  });
+
+  test.each(['', 'abc', '3000.5', '-1', ' 3000', '0x10'])('PORT=%j is refused', (port) => {
+    expect(problemsOf({ PORT: port, API_KEYS: KEY })[0]).toMatch(/^PORT must be an integer/);
+  });
+
+  test.each([['not a url'], ['localhost:5432/db']])('DATABASE_URL=%j is refused', (url) => {
+    expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toHaveLength(1);
+  });
+
+  test('API_KEYS set but empty is refused rather than running without keys', () => {
+    expect(problemsOf({ API_KEYS: '' })).toEqual(['API_KEYS entry 1 is empty']);
+  });
+});
