@@ -1,6 +1,6 @@
-import { type AddressInfo, createConnection } from 'node:net';
+import { type AddressInfo, type Socket, createConnection, createServer } from 'node:net';
 import { createApp } from '../src/app';
-import { connect } from '../src/db';
+import { QUERY_DEADLINE_MS, connect } from '../src/db';
 import { loadSpec } from '../src/spec';
 import { createPetStore } from '../src/store/pets';
 import { ContractChecker } from './support/contract';
@@ -152,5 +152,28 @@ describe('faults', () => {
     test('and bad input is still answered 400, without the database', async () => {
       await api.get('/v1/pets?limit=0').set(auth()).expect(400);
     });
+  });
+
+  test('when the database accepts connections but never answers, then 503 once the deadline passes, not a hang', async () => {
+    // A loopback peer that takes the connection and says nothing, as a frozen server does.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
+    try {
+      const spec = loadSpec();
+      const app = await createApp({ spec, apiKeys: [API_KEY], pets: createPetStore(sql), log: () => {} });
+      const api = contractClient(app, await ContractChecker.create(spec));
+      const started = Date.now();
+      const res = await api.get('/v1/pets').set(auth()).expect(503);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(QUERY_DEADLINE_MS - 100);
+      expect(Date.now() - started).toBeLessThan(QUERY_DEADLINE_MS + 2_000);
+      expect(res.headers['retry-after']).toBe('1');
+    } finally {
+      await sql.end({ timeout: 0 });
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -48,7 +48,9 @@ export class ContractChecker {
       return; // no operation: an unknown path or method, answered with the Error body checked above
     }
     const responses = operation.responses ?? {};
-    if (!(String(res.status) in responses) && !('default' in responses)) fail(`status ${res.status} is not documented for ${operation.operationId}`);
+    // `default` documents failures; a success status must be listed explicitly.
+    const documented = String(res.status) in responses || (res.status >= 400 && 'default' in responses);
+    if (!documented) fail(`status ${res.status} is not documented for ${operation.operationId}`);
     if (!isHead) {
       const body = this.api.validator.validateResponse(res.body, operation, res.status);
       if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);

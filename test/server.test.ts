@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/paths';
+import { type TestDatabase, freshDatabase } from './support/databases';
+
+// The real process entry (src/server.ts), as `npm start` runs it, compiled on the fly.
+interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+function spawnServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register', 'src/server.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (c) => (text += c));
+  child.stderr?.on('data', (c) => (text += c));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => text, exit };
+}
+
+async function startServer(env: Record<string, string | undefined>): Promise<Running> {
+  const s = spawnServer(env);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const match = /listening on (http:\/\/\S+)/.exec(s.output());
+    if (match) return { ...s, baseUrl: match[1] };
+    if (s.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function stop(server: Running): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exit;
+}
+
+describe('the server process (npm start)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase();
+  });
+  afterAll(() => db.drop());
+
+  test('when API_KEYS is unset, then it prints a generated key, serves /v1 with it, and stops cleanly on SIGTERM', async () => {
+    const server = await startServer({ DATABASE_URL: db.url });
+    try {
+      const key = /Authorization: Bearer (\S+)/.exec(server.output())?.[1];
+      expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      const ok = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual(expect.any(Array));
+      const denied = await fetch(`${server.baseUrl}/pets`);
+      expect(denied.status).toBe(401);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    expect(server.output()).toContain('SIGTERM: stopping');
+  });
+
+  test('when the configuration is invalid, then it exits 1 and names every problem', async () => {
+    const s = spawnServer({ PORT: 'eighty', API_KEYS: 'short', DATABASE_URL: 'mysql://x' });
+    expect(await s.exit).toBe(1);
+    expect(s.output()).toContain('PORT must be an integer from 0 to 65535, got "eighty"');
+    expect(s.output()).toContain('API_KEYS entry 1 is shorter than 16 characters');
+    expect(s.output()).toContain('DATABASE_URL must start with postgres:// or postgresql://');
+  });
+
+  test('when DATABASE_URL is unset, then it runs on the embedded PostgreSQL and keeps pets across restarts', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'pglite-'));
+    const env = { PGLITE_DATA_DIR: dataDir, API_KEYS: 'embedded-key-0123456789' };
+    const headers = { Authorization: 'Bearer embedded-key-0123456789', 'Content-Type': 'application/json' };
+    try {
+      let server = await startServer(env);
+      let created: { id: number };
+      try {
+        expect(server.output()).toContain(`embedded PostgreSQL (PGlite), data in ${dataDir}`);
+        const res = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Persistent', categoryId: 7 }) });
+        expect(res.status).toBe(201);
+        created = (await res.json()) as { id: number };
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+      server = await startServer(env);
+      try {
+        const res = await fetch(`${server.baseUrl}/pets`, { headers });
+        expect(await res.json()).toEqual([{ id: created.id, name: 'Persistent', categoryId: 7, status: 'available' }]);
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

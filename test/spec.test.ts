@@ -1,0 +1,153 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Response } from 'supertest';
+import { stringify } from 'yaml';
+import { errorCodeValues, petStatusValues } from '../generated/openapi';
+import { checkHandlersMatchSpec, createApp } from '../src/app';
+import { connect } from '../src/db';
+import { handlers } from '../src/handlers';
+import { loadSpec } from '../src/spec';
+import { createPetStore } from '../src/store/pets';
+import { ContractChecker } from './support/contract';
+
+const spec = loadSpec();
+const doc = spec.document as unknown as Record<string, any>;
+const op = (method: string, p: string) => doc.paths[p][method];
+
+describe('spec/openapi.yaml says what the seed says', () => {
+  test('OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/v1', '/v1', '/v1']);
+    expect(doc.servers.map((s: { description: string }) => s.description)).toEqual(expect.arrayContaining(['Production', 'Staging']));
+    expect(spec.apiRoot).toBe('/v1');
+  });
+
+  test('three operations, tagged animals, under a global HTTP bearer scheme', () => {
+    expect([...spec.operations.keys()].sort()).toEqual(['createPet', 'getPet', 'listPets']);
+    expect(op('get', '/pets').operationId).toBe('listPets');
+    expect(op('post', '/pets').operationId).toBe('createPet');
+    expect(op('get', '/pets/{petId}').operationId).toBe('getPet');
+    for (const o of [op('get', '/pets'), op('post', '/pets'), op('get', '/pets/{petId}')]) {
+      expect(o.tags).toEqual(['animals']);
+      expect(o.security).toBeUndefined();
+    }
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  test('the schemas have the seed fields, types, formats and required lists', () => {
+    const s = doc.components.schemas;
+    expect(s.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] });
+    expect(petStatusValues).toEqual(['available', 'pending', 'sold']);
+    expect(s.NewPet.required).toEqual(['name', 'categoryId']);
+    expect(s.NewPet.properties.name.type).toBe('string');
+    expect(s.NewPet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(s.NewPet.properties.status).toMatchObject({ allOf: [{ $ref: '#/components/schemas/PetStatus' }], default: 'available' });
+    expect(s.Pet.allOf[0]).toEqual({ $ref: '#/components/schemas/NewPet' });
+    expect(s.Pet.allOf[1].required).toContain('id');
+    expect(s.Pet.allOf[1].properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(s.Pets).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Pet' } });
+    expect(s.Error.required).toEqual(['code', 'message', 'status']);
+    expect(s.Error.properties.code.enum).toEqual([...errorCodeValues]);
+    expect(s.Error.properties.status.type).toBe('integer');
+  });
+
+  test('listPets: limit 1..100 default 20, status filter, 200 Pets, 401', () => {
+    const o = op('get', '/pets');
+    expect(o.parameters[0]).toMatchObject({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+    expect(o.parameters[1]).toMatchObject({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/PetStatus' } });
+    expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pets' });
+    expect(o.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+  });
+
+  test('createPet: a required JSON NewPet body, 201 Pet, 400, 401', () => {
+    const o = op('post', '/pets');
+    expect(o.requestBody.required).toBe(true);
+    expect(Object.keys(o.requestBody.content)).toEqual(['application/json']);
+    expect(o.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NewPet' });
+    expect(o.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pet' });
+    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['400', '401']));
+  });
+
+  test('getPet: int64 petId, 200 Pet, 401, 404, deprecated with its sunset and successor', () => {
+    const o = op('get', '/pets/{petId}');
+    expect(o.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } });
+    expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pet' });
+    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['401', '404']));
+    expect(o.deprecated).toBe(true);
+    expect(o['x-sunset']).toBe('2030-12-05');
+    expect(o['x-successor']).toBe('listPets');
+    expect(o.description).toContain('removed on 5 December 2030');
+    expect(spec.operations.get('getPet')?.deprecationHeaders).toEqual({
+      Deprecation: '@1795305600',
+      Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+      Link: '</v1/pets>; rel="successor-version"',
+    });
+  });
+
+  test('every failure response of every operation is the Error body as application/json', () => {
+    for (const { operationId } of spec.operations.values()) {
+      const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;
+      for (const [status, r] of Object.entries<any>(o.responses)) {
+        if (status.startsWith('2')) continue;
+        const response = r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
+        expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    }
+  });
+});
+
+describe('start-up refuses a spec and handlers that do not pair up', () => {
+  test('the handler map pairs with the spec today', () => {
+    expect(() => checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers))).not.toThrow();
+  });
+
+  test('it names every operation without a handler and every handler without an operation', () => {
+    expect(() => checkHandlersMatchSpec(['listPets', 'deletePet'], ['listPets', 'renamePet'])).toThrow(
+      'The handlers do not match spec/openapi.yaml:\n  - operation deletePet in the spec has no handler in src/handlers/\n  - handler renamePet names no operation in the spec',
+    );
+  });
+
+  test('when the spec gains an operation without a handler, then createApp refuses to build the app', async () => {
+    const edited = structuredClone(doc);
+    edited.paths['/pets/{petId}'].delete = { operationId: 'deletePet', tags: ['animals'], responses: { '204': { description: 'Deleted' } } };
+    const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
+    writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
+    const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
+    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], pets: createPetStore(sql) })).rejects.toThrow(
+      'operation deletePet in the spec has no handler',
+    );
+    await sql.end();
+  });
+});
+
+describe('the contract checker used by every test can fail', () => {
+  let checker: ContractChecker;
+  beforeAll(async () => {
+    checker = await ContractChecker.create(spec);
+  });
+  const response = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    ({ status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } }) as unknown as Response;
+  const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+  test('a conforming response passes', () => {
+    expect(() => checker.check('get', '/v1/pets', response(200, [pet]))).not.toThrow();
+  });
+
+  test.each([
+    ['a Pet without id', 'get', '/v1/pets', response(200, [{ name: 'Rex', categoryId: 1, status: 'available' }]), 'does not match the listPets 200 schema'],
+    ['an id as a string', 'post', '/v1/pets', response(201, { ...pet, id: '1' }), 'does not match the createPet 201 schema'],
+    ['an unknown status value', 'get', '/v1/pets', response(200, [{ ...pet, status: 'lost' }]), 'does not match'],
+    ['an undocumented status', 'post', '/v1/pets', response(202, pet), 'status 202 is not documented for createPet'],
+    ['an Error body with the wrong status', 'get', '/v1/pets', response(400, { code: 'validation_failed', message: 'x', status: 422 }), 'Error.status is 422'],
+    ['an Error code the spec does not list', 'get', '/v1/pets', response(400, { code: 'oops', message: 'x', status: 400 }), 'the body is not the Error schema'],
+    ['a 401 without WWW-Authenticate', 'get', '/v1/pets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), 'headers do not match'],
+    ['a 503 without Retry-After', 'get', '/v1/pets', response(503, { code: 'service_unavailable', message: 'x', status: 503 }), 'headers do not match'],
+    ['getPet without Sunset', 'get', '/v1/pets/1', response(200, pet, { deprecation: '@1', link: '<x>' }), 'headers do not match'],
+    ['a failure that is not JSON', 'get', '/nowhere', { status: 404, body: {}, headers: { 'content-type': 'text/html' } } as unknown as Response, 'not application/json'],
+  ])('%s is a violation', (_what, method, url, res, message) => {
+    expect(() => checker.check(method, url, res)).toThrow(message);
+  });
+});
