@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import postgres from 'postgres';
 import { serviceUnavailable } from './errors';
 
@@ -67,6 +68,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir);
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
   await server.start();

@@ -74,7 +74,9 @@ describe('the server process (npm start)', () => {
   });
 
   test('when DATABASE_URL is unset, then it runs on the embedded PostgreSQL and keeps pets across restarts', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'pglite-'));
+    const scratch = mkdtempSync(path.join(tmpdir(), 'pglite-'));
+    // A folder that does not exist yet, as .data/pglite on a fresh clone.
+    const dataDir = path.join(scratch, 'data', 'pglite');
     const env = { PGLITE_DATA_DIR: dataDir, API_KEYS: 'embedded-key-0123456789' };
     const headers = { Authorization: 'Bearer embedded-key-0123456789', 'Content-Type': 'application/json' };
     try {
@@ -96,7 +98,7 @@ describe('the server process (npm start)', () => {
         expect(await stop(server)).toBe(0);
       }
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     }
   }, 120_000);
 });
