@@ -49,8 +49,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping`);
-    server.close();
-    server.closeIdleConnections();
+    // Stop accepting, let requests in flight finish (up to 10 s), then end the pool.
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(resolve, 10_000).unref();
+    });
+    server.closeAllConnections();
     await sql.end({ timeout: 5 });
     await embedded?.stop();
     process.exit(0);

@@ -13,12 +13,20 @@ interface Running {
   exit: Promise<number | null>;
 }
 
-function spawnServer(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register', 'src/server.ts'], {
+const spawned: ChildProcess[] = [];
+afterAll(() => spawned.forEach(reap));
+
+const FROM_SOURCE = [process.execPath, '-r', 'ts-node/register', 'src/server.ts'];
+
+function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  const child = spawn(command[0], command.slice(1), {
     cwd: projectRoot,
     env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that cleanup can reach anything it started (see reap).
+    detached: true,
   });
+  spawned.push(child);
   let text = '';
   child.stdout?.on('data', (c) => (text += c));
   child.stderr?.on('data', (c) => (text += c));
@@ -26,8 +34,8 @@ function spawnServer(env: Record<string, string | undefined>): { child: ChildPro
   return { child, output: () => text, exit };
 }
 
-async function startServer(env: Record<string, string | undefined>): Promise<Running> {
-  const s = spawnServer(env);
+async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Promise<Running> {
+  const s = spawnServer(env, command);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const match = /listening on (http:\/\/\S+)/.exec(s.output());
@@ -37,9 +45,19 @@ async function startServer(env: Record<string, string | undefined>): Promise<Run
   }
 }
 
+/** SIGTERM to the process we spawned, as a process manager sends it; resolves with its exit code. */
 async function stop(server: Running): Promise<number | null> {
   server.child.kill('SIGTERM');
   return server.exit;
+}
+
+/** Kills whatever is left of a spawned process group (for example a server orphaned by npm). */
+function reap(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing left.
+  }
 }
 
 describe('the server process (npm start)', () => {
@@ -64,6 +82,19 @@ describe('the server process (npm start)', () => {
     }
     expect(server.output()).toContain('SIGTERM: stopping');
   });
+
+  test('npm start builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
+    const server = await startServer({ DATABASE_URL: db.url, API_KEYS: 'npm-start-key-0123456789' }, ['npm', 'start']);
+    try {
+      const res = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: 'Bearer npm-start-key-0123456789' } });
+      expect(res.status).toBe(200);
+      expect(await stop(server)).toBe(0);
+      expect(server.output()).toContain('SIGTERM: stopping');
+      await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
+    } finally {
+      reap(server.child);
+    }
+  }, 60_000);
 
   test('when the configuration is invalid, then it exits 1 and names every problem', async () => {
     const s = spawnServer({ PORT: 'eighty', API_KEYS: 'short', DATABASE_URL: 'mysql://x' });
