@@ -66,7 +66,7 @@ export function toHttpError(err: unknown, log: Logger = stderrLogger): HttpError
   // decodeURIComponent on a path segment with broken percent-encoding.
   if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
   // Errors raised by express's body reading (http-errors) carry `type` and `status`.
-  const e = err as { type?: unknown; status?: unknown; message?: unknown };
+  const e = err as { type?: unknown; message?: unknown };
   switch (e?.type) {
     case 'entity.too.large':
       return new HttpError(413, 'payload_too_large', `The request body exceeds ${String((err as { limit?: number }).limit)} bytes`);
@@ -81,9 +81,9 @@ export function toHttpError(err: unknown, log: Logger = stderrLogger): HttpError
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
 
-export function sendError(res: Response, err: HttpError, extraHeaders: Record<string, string> = {}): void {
+export function sendError(res: Response, err: HttpError): void {
   const body: ErrorBody = { code: err.code, message: err.message, status: err.status };
-  res.status(err.status).set({ ...extraHeaders, ...err.headers }).json(body);
+  res.status(err.status).set(err.headers).json(body);
 }
 
 /** express's last middleware: whatever escaped the routes leaves as the Error body. */

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'openapi-types';
 import { parse } from 'yaml';
-import type { operations } from '../generated/openapi';
 import { specPath } from './paths';
-
-export type OperationId = keyof operations;
 
 /** What the server needs to know about one operation, read from the spec once at start-up. */
 export interface OperationFacts {
@@ -83,7 +80,7 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, apiRoot: string, all:
     headers.Sunset = new Date(isoDateToEpoch(ext['x-sunset'], `${name}: x-sunset`) * 1000).toUTCString();
   }
   if (ext['x-successor'] !== undefined) {
-    const successor = [...all.values()].find((o) => o.operationId === ext['x-successor']);
+    const successor = all.get(String(ext['x-successor']));
     if (!successor) throw new Error(`${name}: x-successor names no operation: ${String(ext['x-successor'])}`);
     headers.Link = `<${apiRoot === '/' ? '' : apiRoot}${successor.path}>; rel="successor-version"`;
   }

@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Response } from 'supertest';
@@ -7,6 +8,7 @@ import { errorCodeValues, petStatusValues } from '../generated/openapi';
 import { checkHandlersMatchSpec, createApp } from '../src/app';
 import { connect } from '../src/db';
 import { handlers } from '../src/handlers';
+import { projectRoot } from '../src/paths';
 import { loadSpec } from '../src/spec';
 import { createPetStore } from '../src/store/pets';
 import { ContractChecker } from './support/contract';
@@ -96,6 +98,29 @@ describe('spec/openapi.yaml says what the seed says', () => {
         expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       }
     }
+  });
+});
+
+describe('generated/ follows the spec', () => {
+  // The same command as `npm run generate:check`, read from package.json so the two cannot differ.
+  const checkCommand = (specFile: string) => {
+    const script: string = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).scripts['generate:check'];
+    const [bin, ...args] = script.replace('spec/openapi.yaml', specFile).split(' ');
+    return spawnSync(path.join(projectRoot, 'node_modules', '.bin', bin), args, { cwd: projectRoot, encoding: 'utf8' });
+  };
+
+  test('generated/openapi.ts is what openapi-typescript makes of spec/openapi.yaml today', () => {
+    expect(checkCommand('spec/openapi.yaml').status).toBe(0);
+  });
+
+  test('when the spec changes and generate was not run, then the check fails and leaves generated/ alone', () => {
+    const before = readFileSync(path.join(projectRoot, 'generated', 'openapi.ts'), 'utf8');
+    const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
+    const edited = structuredClone(doc);
+    edited.components.schemas.NewPet.properties.nickname = { type: 'string' };
+    writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
+    expect(checkCommand(path.join(dir, 'openapi.yaml')).status).toBe(1);
+    expect(readFileSync(path.join(projectRoot, 'generated', 'openapi.ts'), 'utf8')).toBe(before);
   });
 });
 
