@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
+import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
 import { HttpError, type ErrorBody, type Logger, errorMiddleware, sendError, stderrLogger, toHttpError } from './errors';
 import { handlers } from './handlers';
@@ -121,6 +122,16 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
+
+  // The contract this server runs, and a reference page for it: public, outside the API root.
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(spec.yamlText);
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(spec.document);
+  });
+  // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
 
   app.use(spec.apiRoot, async (req, res) => {
     const request: ApiRequest = {

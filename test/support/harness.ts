@@ -4,7 +4,7 @@ import type { components } from '../../generated/openapi';
 import { createApp } from '../../src/app';
 import { type Sql, connect } from '../../src/db';
 import type { Logger } from '../../src/errors';
-import { loadSpec } from '../../src/spec';
+import { type Spec, loadSpec } from '../../src/spec';
 import { migrate } from '../../src/store/migrate';
 import { createPetStore } from '../../src/store/pets';
 import { ContractChecker } from './contract';
@@ -27,6 +27,7 @@ export function contractClient(app: Express, checker: ContractChecker): ApiClien
 
 export interface TestApp {
   app: Express;
+  spec: Spec;
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
@@ -50,6 +51,7 @@ export async function startTestApp(options: { apiKeys?: string[] } = {}): Promis
   const checker = await ContractChecker.create(spec);
   return {
     app,
+    spec,
     api: contractClient(app, checker),
     sql,
     logs,

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { type TestApp, startTestApp } from './support/harness';
+
+// The reference page is checked in a real browser: Debian's chromium. On a machine
+// without it the browser test is skipped, unless REQUIRE_BROWSER is set (CI sets it).
+const CHROMIUM = '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+if (!haveBrowser && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM} is missing: apt-get install chromium`);
+
+let t: TestApp;
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+});
+
+describe('the served contract', () => {
+  test('GET /openapi.yaml is spec/openapi.yaml byte for byte, without a key', async () => {
+    const res = await fetch(`${base}/openapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
+    expect(await res.text()).toBe(t.spec.yamlText);
+  });
+
+  test('GET /openapi.json is the same document as JSON, without a key', async () => {
+    const res = await fetch(`${base}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(t.spec.document);
+  });
+});
+
+(haveBrowser ? describe : describe.skip)('the API reference page in headless Chromium', () => {
+  test('GET /docs/ loads with no failed request, offline, and shows the three operations', async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const failures: string[] = [];
+      const foreign: string[] = [];
+      page.on('requestfailed', (r) => failures.push(`${r.url()} ${r.failure()?.errorText}`));
+      page.on('response', (r) => r.status() >= 400 && failures.push(`${r.url()} ${r.status()}`));
+      page.on('request', (r) => !r.url().startsWith(base) && !r.url().startsWith('data:') && foreign.push(r.url()));
+      page.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
+      await page.goto(`${base}/docs/`, { waitUntil: 'networkidle' });
+      await page.waitForSelector('.opblock', { timeout: 15_000 });
+      const operations = await page.$$eval('.opblock', (els) =>
+        els.map((el) => `${el.querySelector('.opblock-summary-method')?.textContent} ${el.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`),
+      );
+      expect(operations.sort()).toEqual(['GET /pets', 'GET /pets/{petId}', 'POST /pets']);
+      expect(await page.locator('.opblock-deprecated').count()).toBe(1);
+      expect(await page.title()).toBe('Animal Store API reference');
+      expect(failures).toEqual([]);
+      expect(foreign).toEqual([]);
+      await page.screenshot({ path: path.join(tmpdir(), 'animal-store-docs.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
