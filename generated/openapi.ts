@@ -207,7 +207,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "service_unavailable",
-                 *       "message": "The database is unavailable",
+                 *       "message": "The database is unavailable; retry shortly",
                  *       "status": 503
                  *     }
                  */
@@ -223,6 +223,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "DELETE is not allowed here; allowed: GET, HEAD, POST",
+                 *       "status": 405
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -454,6 +461,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "internal_error",
+                     *       "message": "An unexpected error occurred",
+                     *       "status": 500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -467,6 +481,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "The database is unavailable; retry shortly",
+                     *       "status": 503
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -479,6 +500,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "method_not_allowed",
+                     *       "message": "DELETE is not allowed here; allowed: GET, HEAD",
+                     *       "status": 405
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

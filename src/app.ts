@@ -10,12 +10,19 @@ import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './s
 import { type Spec, findRoute } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 
-export interface AppDeps extends Deps {
+interface AppOptions {
   spec: Spec;
   apiKeys: readonly string[];
   /** Where faults are logged; JSON lines on stderr by default. */
   log?: Logger;
 }
+
+/**
+ * With `mock: true` every valid request is answered with the spec's example for the
+ * operation instead of its handler (`npm run mock`, no database); routing, authentication
+ * and validation stay as they are.
+ */
+export type AppDeps = AppOptions & (({ mock?: false } & Deps) | { mock: true });
 
 /** The request as openapi-backend sees it; `body` is filled in once the caller is authenticated. */
 interface ApiRequest {
@@ -111,10 +118,18 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   });
 
   for (const operationId of Object.keys(handlers) as OperationId[]) {
-    const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
-    api.register(operationId, (c: Context) =>
-      handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, deps),
-    );
+    if (deps.mock) {
+      // `Prefer: code=404` asks for another documented response, as mock servers commonly allow.
+      api.register(operationId, (c: Context, req: Request): Reply => {
+        const code = /\bcode=(\d{3})\b/.exec(String(req.headers.prefer ?? ''))?.[1];
+        const { status, mock } = c.api.mockResponseForOperation(operationId, { code: code === undefined ? undefined : Number(code) });
+        return { status, body: mock };
+      });
+    } else {
+      const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
+      const { pets } = deps;
+      api.register(operationId, (c: Context) => handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, { pets }));
+    }
   }
   await api.init();
 

@@ -89,6 +89,22 @@ describe('spec/openapi.yaml says what the seed says', () => {
     });
   });
 
+  test('every request body and every response with a body carries an example that the mock can serve', () => {
+    const missing: string[] = [];
+    for (const [p, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, o] of Object.entries<any>(item)) {
+        const media = o.requestBody?.content?.['application/json'];
+        if (media && media.example === undefined) missing.push(`${method} ${p} request body`);
+        for (const [status, r] of Object.entries<any>(o.responses)) {
+          const response = r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
+          const m = response.content?.['application/json'];
+          if (m && m.example === undefined && m.examples === undefined) missing.push(`${method} ${p} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   test('every failure response of every operation is the Error body as application/json', () => {
     for (const { operationId } of spec.operations.values()) {
       const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;

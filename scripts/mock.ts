@@ -1,0 +1,29 @@
+/**
+ * npm run mock: the API as the contract describes it, without a database. Every valid
+ * request is answered with the spec's example for the operation; authentication and
+ * validation work as in the real service. `Prefer: code=404` asks for another documented
+ * response. PORT, HOST and API_KEYS are read as by `npm start`.
+ */
+import { createApp } from '../src/app';
+import { ConfigError, loadConfig } from '../src/config';
+import { loadSpec } from '../src/spec';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const spec = loadSpec();
+  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  process.stdout.write(`Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}\n`);
+  process.stdout.write(config.apiKeyGenerated ? `  Authorization: Bearer ${config.apiKeys[0]}\n` : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS\n`);
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { createApp } from '../src/app';
+import { loadSpec } from '../src/spec';
+import { ContractChecker } from './support/contract';
+import { API_KEY, type ApiClient, auth, contractClient } from './support/harness';
+
+// npm run mock: the app built with `mock: true`, with no database at all.
+const spec = loadSpec();
+const doc = spec.document as unknown as Record<string, any>;
+let api: ApiClient;
+beforeAll(async () => {
+  api = contractClient(await createApp({ spec, apiKeys: [API_KEY], mock: true }), await ContractChecker.create(spec));
+});
+
+const example = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].example;
+
+describe('mock mode (npm run mock)', () => {
+  test.each([
+    ['listPets', 'get', '/v1/pets', '/pets', 200],
+    ['getPet', 'get', '/v1/pets/7', '/pets/{petId}', 200],
+  ] as const)('%s answers with the example of its success response', async (_id, method, url, path, status) => {
+    const res = await api[method](url).set(auth()).expect(status);
+    expect(res.body).toEqual(example(path, method, String(status)));
+  });
+
+  test('createPet answers 201 with its example, after validating the body', async () => {
+    const res = await api.post('/v1/pets').set(auth()).send({ name: 'Anything', categoryId: 3 }).expect(201);
+    expect(res.body).toEqual(example('/pets', 'post', '201'));
+    await api.post('/v1/pets').set(auth()).send({ name: 'No category' }).expect(400);
+  });
+
+  test('Prefer: code=404 gives the documented 404 example', async () => {
+    const res = await api.get('/v1/pets/7').set(auth()).set('Prefer', 'code=404').expect(404);
+    expect(res.body).toEqual(example('/pets/{petId}', 'get', '404'));
+  });
+
+  test('authentication and validation work as in the service', async () => {
+    await api.get('/v1/pets').expect(401);
+    await api.get('/v1/pets?limit=101').set(auth()).expect(400);
+  });
+});
