@@ -6,12 +6,13 @@
  */
 import { createApp } from '../src/app';
 import { ConfigError, loadConfig } from '../src/config';
+import { createLogger } from '../src/logger';
 import { loadSpec } from '../src/spec';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true });
+  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true, logger: createLogger(config.logLevel) });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

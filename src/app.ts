@@ -3,7 +3,10 @@ import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
 import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
-import { HttpError, type ErrorBody, type Logger, errorMiddleware, sendError, stderrLogger, toHttpError } from './errors';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import { HttpError, type ErrorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
+import type { Logger } from './logger';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
@@ -13,8 +16,8 @@ import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 interface AppOptions {
   spec: Spec;
   apiKeys: readonly string[];
-  /** Where faults are logged; JSON lines on stderr by default. */
-  log?: Logger;
+  /** One line per request (and its fault, if any) goes here. */
+  logger: Logger;
 }
 
 /**
@@ -60,7 +63,6 @@ export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handl
 /** Builds the whole HTTP application from the spec. Never listens and never reads the environment. */
 export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
-  const log = deps.log ?? stderrLogger;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers));
   const authenticate = createBearerAuth(deps.apiKeys);
 
@@ -138,6 +140,30 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('x-powered-by', false);
   app.set('etag', false);
 
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (res.statusCode === 503 ? 'warn' : res.statusCode >= 500 || err ? 'error' : 'info'),
+      customSuccessMessage: () => 'request completed',
+      customErrorMessage: () => 'request failed',
+      customProps: (_req, res) => ({ operationId: res.locals?.operationId, route: res.locals?.route, apiKey: res.locals?.keyId }),
+      // Never the headers: the Authorization header carries the key.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      wrapSerializers: false,
+      quietReqLogger: true,
+    }),
+  );
+
   // The contract this server runs, and a reference page for it: public, outside the API root.
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(spec.yamlText);
@@ -160,7 +186,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     try {
       reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
     } catch (err) {
-      let failure = toHttpError(err, log);
+      let failure = toHttpError(err);
+      keepCause(res, failure, err);
       // No request under the API root is answered without a valid key: not a 404 or 405,
       // nor a 400 raised before the security handler ran.
       if (failure.status !== 401) {
@@ -169,11 +196,15 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       }
       reply = errorReply(failure);
     }
-    const operation = findRoute(spec, request.path)?.byMethod.get(request.method);
+    const route = findRoute(spec, request.path);
+    const operation = route?.byMethod.get(request.method);
+    res.locals.operationId = operation?.operationId;
+    res.locals.route = route && `${spec.apiRoot}${route.template}`;
+    res.locals.keyId = request.auth?.ok ? request.auth.keyId : undefined;
     res.status(reply.status).set({ ...operation?.deprecationHeaders, ...reply.headers }).json(reply.body);
   });
 
   app.use((req, res) => sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`)));
-  app.use(errorMiddleware(log));
+  app.use(errorMiddleware);
   return app;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { LOG_LEVELS, type LogLevel } from './logger';
 import { embeddedDataDir } from './paths';
 
 export interface Config {
@@ -12,6 +13,7 @@ export interface Config {
   apiKeys: string[];
   /** True when API_KEYS was unset and one key was made for this run. */
   apiKeyGenerated: boolean;
+  logLevel: LogLevel;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     apiKeys = entries;
   }
 
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated };
+  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel };
 }

@@ -48,21 +48,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
 }
 
-export type Logger = (level: 'warn' | 'error', msg: string, err: unknown) => void;
-
-/** One JSON line on stderr per fault, with the stack: the details a 5xx body never carries. */
-export const stderrLogger: Logger = (level, msg, err) => {
-  const detail = err instanceof Error ? { name: err.name, message: err.message, code: (err as { code?: unknown }).code, stack: err.stack } : { value: String(err) };
-  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, err: detail })}\n`);
-};
-
-/** The one mapping from anything thrown to an HttpError. Unknown errors become 500 and are logged, never echoed. */
-export function toHttpError(err: unknown, log: Logger = stderrLogger): HttpError {
+/**
+ * The one mapping from anything thrown to an HttpError. Unknown errors become 500 with a
+ * generic message: the details go to the request's log line (see sendError), never to the client.
+ */
+export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  if (isDatabaseUnavailable(err)) {
-    log('warn', 'database unavailable', err);
-    return serviceUnavailable();
-  }
+  if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
   if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
   // Errors raised by express's body reading (http-errors) carry `type` and `status`.
@@ -77,8 +69,12 @@ export function toHttpError(err: unknown, log: Logger = stderrLogger): HttpError
     case 'request.size.invalid':
       return new HttpError(400, 'validation_failed', 'The request body was incomplete');
   }
-  log('error', 'unexpected error', err);
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
+}
+
+/** A 5xx keeps its cause on the response, where the request log line (pino-http) records it with its stack, once. */
+export function keepCause(res: Response, failure: HttpError, cause: unknown): void {
+  if (failure.status >= 500 && cause !== failure) (res as Response & { err?: Error }).err = cause as Error;
 }
 
 export function sendError(res: Response, err: HttpError): void {
@@ -87,9 +83,9 @@ export function sendError(res: Response, err: HttpError): void {
 }
 
 /** express's last middleware: whatever escaped the routes leaves as the Error body. */
-export function errorMiddleware(log: Logger): ErrorRequestHandler {
-  return (err, _req, res, next) => {
-    if (res.headersSent) return next(err);
-    sendError(res, toHttpError(err, log));
-  };
-}
+export const errorMiddleware: ErrorRequestHandler = (err, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  const failure = toHttpError(err);
+  keepCause(res, failure, err);
+  sendError(res, failure);
+};

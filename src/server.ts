@@ -2,11 +2,11 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { connect, type EmbeddedPostgres, startEmbeddedPostgres } from './db';
+import { createLogger } from './logger';
 import { loadSpec } from './spec';
 import { migrate } from './store/migrate';
 import { createPetStore } from './store/pets';
 
-const log = (msg: string) => process.stdout.write(`${msg}\n`);
 
 function describeDatabase(url: string): string {
   const u = new URL(url);
@@ -15,6 +15,8 @@ function describeDatabase(url: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const log = (msg: string) => logger.info(msg);
   const spec = loadSpec();
 
   let embedded: EmbeddedPostgres | undefined;
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   const sql = connect(databaseUrl, { max: embedded ? 1 : 10 });
   const applied = await migrate(sql);
 
-  const app = await createApp({ spec, apiKeys: config.apiKeys, pets: createPetStore(sql) });
+  const app = await createApp({ spec, apiKeys: config.apiKeys, pets: createPetStore(sql), logger });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

@@ -29,6 +29,8 @@ export interface Spec {
 }
 
 export interface Route {
+  /** The path template as the spec writes it, e.g. `/pets/{petId}`. */
+  template: string;
   pattern: RegExp;
   allow: string[];
   byMethod: Map<string, OperationFacts>;
@@ -132,7 +134,7 @@ export function loadSpec(file = specPath): Spec {
     }
     // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
     if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    routes.push({ pattern: templateToPattern(path), allow: methods, byMethod });
+    routes.push({ template: path, pattern: templateToPattern(path), allow: methods, byMethod });
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, apiRoot, operations);
 

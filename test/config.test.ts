@@ -18,12 +18,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info' });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       pgliteDataDir: path.resolve('tmp/pg'),
       apiKeys: [KEY, 'second-key-0123456789'],
       apiKeyGenerated: false,
+      logLevel: 'debug',
     });
   });
 
@@ -39,13 +40,14 @@ describe('loadConfig', () => {
   });
 
   test('when several variables are wrong, then every problem is named at once', () => {
-    expect(problemsOf({ PORT: '70000', DATABASE_URL: 'mysql://x/y', API_KEYS: `${KEY},,short,bad key with spaces`, HOST: '' })).toEqual([
+    expect(problemsOf({ PORT: '70000', DATABASE_URL: 'mysql://x/y', API_KEYS: `${KEY},,short,bad key with spaces`, HOST: '', LOG_LEVEL: 'loud' })).toEqual([
       'HOST is set but empty',
       'PORT must be an integer from 0 to 65535, got "70000"',
       'DATABASE_URL must start with postgres:// or postgresql://, got mysql://',
       'API_KEYS entry 2 is empty',
       'API_KEYS entry 3 is shorter than 16 characters',
       'API_KEYS entry 4 has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     ]);
   });
 

@@ -1,14 +1,14 @@
 import { createApp } from '../src/app';
 import { loadSpec } from '../src/spec';
 import { ContractChecker } from './support/contract';
-import { API_KEY, type ApiClient, auth, contractClient } from './support/harness';
+import { API_KEY, type ApiClient, auth, captureLogs, contractClient } from './support/harness';
 
 // npm run mock: the app built with `mock: true`, with no database at all.
 const spec = loadSpec();
 const doc = spec.document as unknown as Record<string, any>;
 let api: ApiClient;
 beforeAll(async () => {
-  api = contractClient(await createApp({ spec, apiKeys: [API_KEY], mock: true }), await ContractChecker.create(spec));
+  api = contractClient(await createApp({ spec, apiKeys: [API_KEY], mock: true, logger: captureLogs('silent').logger }), await ContractChecker.create(spec));
 });
 
 const example = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].example;

@@ -38,7 +38,7 @@ async function startServer(env: Record<string, string | undefined>, command = FR
   const s = spawnServer(env, command);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const match = /listening on (http:\/\/\S+)/.exec(s.output());
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(s.output());
     if (match) return { ...s, baseUrl: match[1] };
     if (s.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${s.output()}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -70,7 +70,7 @@ describe('the server process (npm start)', () => {
   test('when API_KEYS is unset, then it prints a generated key, serves /v1 with it, and stops cleanly on SIGTERM', async () => {
     const server = await startServer({ DATABASE_URL: db.url });
     try {
-      const key = /Authorization: Bearer (\S+)/.exec(server.output())?.[1];
+      const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
       expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
       const ok = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
       expect(ok.status).toBe(200);

@@ -12,6 +12,7 @@ import { loadSpec } from '../src/spec';
 import { createPetStore } from '../src/store/pets';
 import { checkGenerated } from '../scripts/contract/checks';
 import { ContractChecker } from './support/contract';
+import { captureLogs } from './support/harness';
 
 const spec = loadSpec();
 const doc = spec.document as unknown as Record<string, any>;
@@ -150,7 +151,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], pets: createPetStore(sql) })).rejects.toThrow(
+    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], pets: createPetStore(sql), logger: captureLogs('silent').logger })).rejects.toThrow(
       'operation deletePet in the spec has no handler',
     );
     await sql.end();

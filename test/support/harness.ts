@@ -3,7 +3,7 @@ import supertest from 'supertest';
 import type { components } from '../../generated/openapi';
 import { createApp } from '../../src/app';
 import { type Sql, connect } from '../../src/db';
-import type { Logger } from '../../src/errors';
+import pino from 'pino';
 import { type Spec, loadSpec } from '../../src/spec';
 import { migrate } from '../../src/store/migrate';
 import { createPetStore } from '../../src/store/pets';
@@ -31,8 +31,8 @@ export interface TestApp {
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
-  /** What the app logged, for asserting that faults are logged and not echoed. */
-  logs: { level: string; msg: string; err: unknown }[];
+  /** The JSON lines the app logged so far, parsed: what an operator's log pipeline would read. */
+  logs(): Record<string, any>[];
   close(): Promise<void>;
 }
 
@@ -44,17 +44,16 @@ export async function startTestApp(options: { apiKeys?: string[] } = {}): Promis
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
-  const logs: TestApp['logs'] = [];
-  const log: Logger = (level, msg, err) => logs.push({ level, msg, err });
+  const { logger, lines } = captureLogs();
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], pets: createPetStore(sql), log });
+  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], pets: createPetStore(sql), logger });
   const checker = await ContractChecker.create(spec);
   return {
     app,
     spec,
     api: contractClient(app, checker),
     sql,
-    logs,
+    logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
       await sql.end();
       await db.drop();
@@ -66,6 +65,13 @@ type NewPet = components['schemas']['NewPet'];
 /** NewPet as a client sends it: `status` may be left out (the spec's default applies). */
 export type NewPetBody = Omit<NewPet, 'status'> & Partial<Pick<NewPet, 'status'>>;
 export type Pet = components['schemas']['Pet'];
+
+/** A logger whose JSON lines are kept in memory; `silent` for apps whose logs no test reads. */
+export function captureLogs(level: pino.LevelWithSilent = 'info') {
+  const lines: string[] = [];
+  const logger = pino({ level }, { write: (line: string) => lines.push(line) });
+  return { logger, lines };
+}
 
 let seq = 0;
 /** A valid NewPet body, unique per call. */
