@@ -5,12 +5,12 @@ import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
-import { HttpError, type ErrorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
+import { HttpError, type ErrorBody, errorMiddleware, keepCause, toHttpError } from './errors';
 import type { Logger } from './logger';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
-import { type Spec, findRoute } from './spec';
+import { type Spec, findRoute, underApiRoot } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 
 interface AppOptions {
@@ -70,8 +70,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 
   const api = new OpenAPIBackend({
-    definition: structuredClone(spec.document) as never,
-    apiRoot: '/', // mounted at the spec's server path below
+    definition: structuredClone(spec.routingDocument) as never,
+    apiRoot: '/', // the routing document's paths carry their base paths (/v1/pets, /healthz)
     strict: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, useDefaults: true },
@@ -98,7 +98,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     // Runs after the security handlers and before validation. Only an authenticated
     // caller gets its body read, so a request without a key costs no body parsing.
     postSecurityHandler: async (c: Context, req: Request, res: Response, request: ApiRequest) => {
-      if (!c.security?.authorized) return;
+      if (!c.security?.authorized && (c.operation.security ?? []).length > 0) return;
       const op = spec.operations.get(c.operation.operationId ?? '');
       if (!op) return;
       if (op.requestMediaTypes.length > 0) request.body = await readJsonBody(req, res, op.requestMediaTypes);
@@ -129,8 +129,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       });
     } else {
       const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
-      const { pets } = deps;
-      api.register(operationId, (c: Context) => handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, { pets }));
+      const { pets, health } = deps;
+      api.register(operationId, (c: Context) => handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, { pets, health }));
     }
   }
   await api.init();
@@ -174,7 +174,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
 
-  app.use(spec.apiRoot, async (req, res) => {
+  app.use(async (req, res) => {
     const request: ApiRequest = {
       // HEAD is answered as GET; Node sends the headers without the body.
       method: req.method === 'HEAD' ? 'GET' : req.method,
@@ -190,7 +190,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       keepCause(res, failure, err);
       // No request under the API root is answered without a valid key: not a 404 or 405,
       // nor a 400 raised before the security handler ran.
-      if (failure.status !== 401) {
+      if (failure.status !== 401 && underApiRoot(spec, request.path)) {
         request.auth ??= authenticate(req.headers, req.rawHeaders);
         if (!request.auth.ok) failure = unauthorized(request.auth);
       }
@@ -199,12 +199,11 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     const route = findRoute(spec, request.path);
     const operation = route?.byMethod.get(request.method);
     res.locals.operationId = operation?.operationId;
-    res.locals.route = route && `${spec.apiRoot}${route.template}`;
+    res.locals.route = route?.template;
     res.locals.keyId = request.auth?.ok ? request.auth.keyId : undefined;
     res.status(reply.status).set({ ...operation?.deprecationHeaders, ...reply.headers }).json(reply.body);
   });
 
-  app.use((req, res) => sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`)));
   app.use(errorMiddleware);
   return app;
 }

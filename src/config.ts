@@ -14,6 +14,8 @@ export interface Config {
   /** True when API_KEYS was unset and one key was made for this run. */
   apiKeyGenerated: boolean;
   logLevel: LogLevel;
+  /** Serving processes (node cluster); more than 1 needs DATABASE_URL. */
+  webConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +81,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
 
+  let webConcurrency = 1;
+  if (env.WEB_CONCURRENCY !== undefined) {
+    if (!/^[0-9]{1,2}$/.test(env.WEB_CONCURRENCY) || Number(env.WEB_CONCURRENCY) < 1 || Number(env.WEB_CONCURRENCY) > 64) {
+      problems.push(`WEB_CONCURRENCY must be an integer from 1 to 64, got ${JSON.stringify(env.WEB_CONCURRENCY)}`);
+    } else {
+      webConcurrency = Number(env.WEB_CONCURRENCY);
+      if (webConcurrency > 1 && env.DATABASE_URL === undefined) problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process');
+    }
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel };
+  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency };
 }

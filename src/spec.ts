@@ -7,8 +7,10 @@ import { specPath } from './paths';
 export interface OperationFacts {
   operationId: string;
   method: string;
-  /** Path template relative to the API root, e.g. `/pets/{petId}`. */
+  /** Path template as the spec writes it, relative to its servers, e.g. `/pets/{petId}`. */
   path: string;
+  /** The same on this server: with its base path, e.g. `/v1/pets/{petId}` or `/healthz`. */
+  fullPath: string;
   /** Query and path parameters declared `type: integer`: their raw text must be a plain decimal integer. */
   integerParams: { in: 'query' | 'path'; name: string }[];
   /** Media types the request body may be sent as; empty when the operation takes no body. */
@@ -21,22 +23,32 @@ export interface Spec {
   /** The document exactly as written in spec/openapi.yaml. */
   yamlText: string;
   document: OpenAPIV3.Document;
-  /** The path every server URL ends in, e.g. `/v1`. */
+  /** The path every top-level server URL ends in, e.g. `/v1`. */
   apiRoot: string;
   operations: Map<string, OperationFacts>;
   /** Each path template with its operations by method and the `Allow` list for 405. */
   routes: Route[];
+  /**
+   * The document as routed here: every path written out with its base path (`/v1/pets`,
+   * `/healthz`), since a path may name its own servers (the probes live outside /v1).
+   */
+  routingDocument: OpenAPIV3.Document;
+}
+
+/** True for paths at or below the API root, where every request needs a key. */
+export function underApiRoot(spec: Spec, path: string): boolean {
+  return spec.apiRoot === '/' || path === spec.apiRoot || path.startsWith(`${spec.apiRoot}/`);
 }
 
 export interface Route {
-  /** The path template as the spec writes it, e.g. `/pets/{petId}`. */
+  /** The path template on this server, e.g. `/v1/pets/{petId}`. */
   template: string;
   pattern: RegExp;
   allow: string[];
   byMethod: Map<string, OperationFacts>;
 }
 
-/** The route a path (relative to the API root) falls under, if any. */
+/** The route a request path falls under, if any. */
 export function findRoute(spec: Spec, path: string): Route | undefined {
   return spec.routes.find((r) => r.pattern.test(path));
 }
@@ -60,18 +72,20 @@ function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceObject): 
   return value as T;
 }
 
-function apiRootOf(doc: OpenAPIV3.Document): string {
-  const roots = new Set((doc.servers ?? []).map((s) => new URL(s.url, 'http://placeholder').pathname.replace(/\/+$/, '')));
-  if (roots.size !== 1) throw new Error(`Every server URL in the spec must end in the same path; found ${[...roots].join(', ') || 'none'}`);
+function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string): string {
+  const roots = new Set((servers ?? []).map((s) => new URL(s.url, 'http://placeholder').pathname.replace(/\/+$/, '')));
+  if (roots.size !== 1) throw new Error(`Every server URL of ${where} must end in the same path; found ${[...roots].join(', ') || 'none'}`);
   return [...roots][0] || '/';
 }
+
+const join = (base: string, path: string) => (base === '/' ? path : `${base}${path}`);
 
 function isoDateToEpoch(date: unknown, what: string): number {
   if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`${what} must be a date YYYY-MM-DD`);
   return Date.parse(`${date}T00:00:00Z`) / 1000;
 }
 
-function deprecationHeaders(op: OpenAPIV3.OperationObject, apiRoot: string, all: Map<string, OperationFacts>): Record<string, string> {
+function deprecationHeaders(op: OpenAPIV3.OperationObject, all: Map<string, OperationFacts>): Record<string, string> {
   if (!op.deprecated) return {};
   const ext = op as Record<string, unknown>;
   const name = op.operationId ?? '?';
@@ -84,7 +98,7 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, apiRoot: string, all:
   if (ext['x-successor'] !== undefined) {
     const successor = all.get(String(ext['x-successor']));
     if (!successor) throw new Error(`${name}: x-successor names no operation: ${String(ext['x-successor'])}`);
-    headers.Link = `<${apiRoot === '/' ? '' : apiRoot}${successor.path}>; rel="successor-version"`;
+    headers.Link = `<${successor.fullPath}>; rel="successor-version"`;
   }
   return headers;
 }
@@ -101,13 +115,17 @@ function templateToPattern(template: string): RegExp {
 export function loadSpec(file = specPath): Spec {
   const yamlText = readFileSync(file, 'utf8');
   const document = parse(yamlText) as OpenAPIV3.Document;
-  const apiRoot = apiRootOf(document);
+  const apiRoot = basePathOf(document.servers, 'the spec');
+  const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
   const routes: Route[] = [];
   const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];
 
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (!item) continue;
+    const fullPath = join(item.servers ? basePathOf(item.servers, path) : apiRoot, path);
+    const { servers: _servers, ...routed } = structuredClone(item);
+    routingDocument.paths[fullPath] = routed;
     const methods: string[] = [];
     const byMethod = new Map<string, OperationFacts>();
     for (const method of METHODS) {
@@ -124,6 +142,7 @@ export function loadSpec(file = specPath): Spec {
         operationId: op.operationId,
         method: method.toUpperCase(),
         path,
+        fullPath,
         integerParams,
         requestMediaTypes: body ? Object.keys(body.content) : [],
         deprecationHeaders: {},
@@ -134,9 +153,9 @@ export function loadSpec(file = specPath): Spec {
     }
     // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
     if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    routes.push({ template: path, pattern: templateToPattern(path), allow: methods, byMethod });
+    routes.push({ template: fullPath, pattern: templateToPattern(fullPath), allow: methods, byMethod });
   }
-  for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, apiRoot, operations);
+  for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  return { yamlText, document, apiRoot, operations, routes };
+  return { yamlText, document, apiRoot, operations, routes, routingDocument };
 }

@@ -18,12 +18,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info' });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1 });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       apiKeys: [KEY, 'second-key-0123456789'],
       apiKeyGenerated: false,
       logLevel: 'debug',
+      webConcurrency: 2,
     });
   });
 
@@ -57,6 +58,11 @@ describe('loadConfig', () => {
 
   test.each([['not a url'], ['localhost:5432/db']])('DATABASE_URL=%j is refused', (url) => {
     expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toHaveLength(1);
+  });
+
+  test('WEB_CONCURRENCY: 1 to 64, and above 1 only with DATABASE_URL', () => {
+    expect(problemsOf({ WEB_CONCURRENCY: '0', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY must be an integer from 1 to 64, got "0"']);
+    expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process']);
   });
 
   test('API_KEYS set but empty is refused rather than running without keys', () => {

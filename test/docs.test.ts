@@ -42,7 +42,7 @@ describe('the served contract', () => {
 });
 
 (haveBrowser ? describe : describe.skip)('the API reference page in headless Chromium', () => {
-  test('GET /docs/ loads with no failed request, offline, and shows the three operations', async () => {
+  test('GET /docs/ loads with no failed request, offline, and shows the three operations and the probes', async () => {
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -60,7 +60,7 @@ describe('the served contract', () => {
       const operations = await page.$$eval('.opblock', (els) =>
         els.map((el) => `${el.querySelector('.opblock-summary-method')?.textContent} ${el.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`),
       );
-      expect(operations.sort()).toEqual(['GET /pets', 'GET /pets/{petId}', 'POST /pets']);
+      expect(operations.sort()).toEqual(['GET /healthz', 'GET /pets', 'GET /pets/{petId}', 'GET /readyz', 'POST /pets']);
       expect(await page.locator('.opblock-deprecated').count()).toBe(1);
       expect(await page.title()).toBe('Animal Store API reference');
       expect(failures).toEqual([]);

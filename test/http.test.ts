@@ -2,7 +2,7 @@ import { type AddressInfo, type Socket, createConnection, createServer } from 'n
 import { createApp } from '../src/app';
 import { QUERY_DEADLINE_MS, connect } from '../src/db';
 import { loadSpec } from '../src/spec';
-import { createPetStore } from '../src/store/pets';
+import { createStores } from '../src/store';
 import { ContractChecker } from './support/contract';
 import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, startTestApp } from './support/harness';
 
@@ -132,7 +132,7 @@ describe('faults', () => {
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 2 });
     let api: ReturnType<typeof contractClient>;
     beforeAll(async () => {
-      const app = await createApp({ spec, apiKeys: [API_KEY], pets: createPetStore(sql), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql), logger: captureLogs('silent').logger });
       api = contractClient(app, await ContractChecker.create(spec));
     });
     afterAll(() => sql.end());
@@ -164,7 +164,7 @@ describe('faults', () => {
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
       const spec = loadSpec();
-      const app = await createApp({ spec, apiKeys: [API_KEY], pets: createPetStore(sql), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql), logger: captureLogs('silent').logger });
       const api = contractClient(app, await ContractChecker.create(spec));
       const started = Date.now();
       const res = await api.get('/v1/pets').set(auth()).expect(503);

@@ -96,6 +96,21 @@ describe('the server process (npm start)', () => {
     }
   }, 60_000);
 
+  // Several processes need a real server: the embedded PostgreSQL serves one.
+  (process.env.TEST_DB_MODE === 'server' ? test : test.skip)('WEB_CONCURRENCY=2 serves from two processes with one banner, one key, and stops on SIGTERM', async () => {
+    const server = await startServer({ DATABASE_URL: db.url, WEB_CONCURRENCY: '2' });
+    try {
+      expect(server.output()).toContain('(2 processes)');
+      expect(server.output().match(/listening on/g)).toHaveLength(1);
+      const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status)));
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
+  }, 60_000);
+
   test('when the configuration is invalid, then it exits 1 and names every problem', async () => {
     const s = spawnServer({ PORT: 'eighty', API_KEYS: 'short', DATABASE_URL: 'mysql://x' });
     expect(await s.exit).toBe(1);

@@ -9,7 +9,7 @@ import { connect } from '../src/db';
 import { handlers } from '../src/handlers';
 import { projectRoot } from '../src/paths';
 import { loadSpec } from '../src/spec';
-import { createPetStore } from '../src/store/pets';
+import { createStores } from '../src/store';
 import { checkGenerated } from '../scripts/contract/checks';
 import { ContractChecker } from './support/contract';
 import { captureLogs } from './support/harness';
@@ -28,7 +28,8 @@ describe('spec/openapi.yaml says what the seed says', () => {
   });
 
   test('three operations, tagged animals, under a global HTTP bearer scheme', () => {
-    expect([...spec.operations.keys()].sort()).toEqual(['createPet', 'getPet', 'listPets']);
+    const animals = [...spec.operations.keys()].filter((id) => id !== 'getHealth' && id !== 'getReadiness');
+    expect(animals.sort()).toEqual(['createPet', 'getPet', 'listPets']);
     expect(op('get', '/pets').operationId).toBe('listPets');
     expect(op('post', '/pets').operationId).toBe('createPet');
     expect(op('get', '/pets/{petId}').operationId).toBe('getPet');
@@ -93,7 +94,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
   test('every request body and every response with a body carries an example that the mock can serve', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries<any>(doc.paths)) {
-      for (const [method, o] of Object.entries<any>(item)) {
+      for (const [method, o] of Object.entries<any>(item).filter(([k]) => k !== 'servers' && k !== 'parameters')) {
         const media = o.requestBody?.content?.['application/json'];
         if (media && media.example === undefined) missing.push(`${method} ${p} request body`);
         for (const [status, r] of Object.entries<any>(o.responses)) {
@@ -104,6 +105,15 @@ describe('spec/openapi.yaml says what the seed says', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  test('the probes live outside /v1, need no key and are tagged operations', () => {
+    for (const [p, id] of [['/healthz', 'getHealth'], ['/readyz', 'getReadiness']]) {
+      expect(doc.paths[p].servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/', '/', '/']);
+      expect(op('get', p)).toMatchObject({ operationId: id, security: [], tags: ['operations'] });
+      expect(spec.operations.get(id)?.fullPath).toBe(p);
+    }
+    expect(spec.operations.get('listPets')?.fullPath).toBe('/v1/pets');
   });
 
   test('every failure response of every operation is the Error body as application/json', () => {
@@ -151,7 +161,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], pets: createPetStore(sql), logger: captureLogs('silent').logger })).rejects.toThrow(
+    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], ...createStores(sql), logger: captureLogs('silent').logger })).rejects.toThrow(
       'operation deletePet in the spec has no handler',
     );
     await sql.end();

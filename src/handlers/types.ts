@@ -1,4 +1,5 @@
 import type { operations } from '../../generated/openapi';
+import type { HealthCheck } from '../store/health';
 import type { PetStore } from '../store/pets';
 
 export type OperationId = keyof operations;
@@ -21,6 +22,7 @@ export interface Input<Op extends OperationId> {
 
 export interface Deps {
   pets: PetStore;
+  health: HealthCheck;
 }
 
 export type OperationHandler<Op extends OperationId> = (input: Input<Op>, deps: Deps) => Promise<Reply<Op>>;

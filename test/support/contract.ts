@@ -19,7 +19,7 @@ export class ContractChecker {
   ) {}
 
   static async create(spec = loadSpec()): Promise<ContractChecker> {
-    const api = new OpenAPIBackend({ definition: structuredClone(spec.document) as never, apiRoot: spec.apiRoot, strict: true, customizeAjv });
+    const api = new OpenAPIBackend({ definition: structuredClone(spec.routingDocument) as never, apiRoot: '/', strict: true, customizeAjv });
     await api.init();
     const ajv = customizeAjv(new Ajv({ allErrors: true, strict: false }));
     const schemas = (spec.document.components?.schemas ?? {}) as Record<string, object>;

@@ -6,7 +6,7 @@ import { type Sql, connect } from '../../src/db';
 import pino from 'pino';
 import { type Spec, loadSpec } from '../../src/spec';
 import { migrate } from '../../src/store/migrate';
-import { createPetStore } from '../../src/store/pets';
+import { createStores } from '../../src/store';
 import { ContractChecker } from './contract';
 import { type TestDatabase, freshDatabase } from './databases';
 
@@ -46,7 +46,7 @@ export async function startTestApp(options: { apiKeys?: string[] } = {}): Promis
   await migrate(sql);
   const { logger, lines } = captureLogs();
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], pets: createPetStore(sql), logger });
+  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql), logger });
   const checker = await ContractChecker.create(spec);
   return {
     app,

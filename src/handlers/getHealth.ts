@@ -1,0 +1,4 @@
+import type { OperationHandler } from './types';
+
+// Liveness only: answering at all is the proof. The database is readiness's business.
+export const getHealth: OperationHandler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });
