@@ -5,8 +5,9 @@ import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
-import { HttpError, type ErrorBody, errorMiddleware, keepCause, toHttpError } from './errors';
+import { HttpError, type ErrorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
 import type { Logger } from './logger';
+import { createMetrics } from './metrics';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
@@ -18,6 +19,8 @@ interface AppOptions {
   apiKeys: readonly string[];
   /** One line per request (and its fault, if any) goes here. */
   logger: Logger;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
 }
 
 /**
@@ -140,6 +143,17 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('x-powered-by', false);
   app.set('etag', false);
 
+  const metrics = createMetrics();
+  app.use((_req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const operation = res.locals.operationId === undefined ? undefined : spec.operations.get(res.locals.operationId);
+      const deprecated = operation && Object.keys(operation.deprecationHeaders).length > 0 ? { apiKey: res.locals.keyId } : undefined;
+      metrics.observe(operation?.operationId, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9, deprecated);
+    });
+    next();
+  });
+
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -163,6 +177,17 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       quietReqLogger: true,
     }),
   );
+
+  // Prometheus metrics, outside the API root; behind their own token when METRICS_TOKEN is set.
+  const metricsAuth = deps.metricsToken === undefined ? undefined : createBearerAuth([deps.metricsToken]);
+  app.get('/metrics', async (req, res) => {
+    const auth = metricsAuth?.(req.headers, req.rawHeaders);
+    if (auth && !auth.ok) {
+      sendError(res, new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': challenge(auth.reason) }));
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
 
   // The contract this server runs, and a reference page for it: public, outside the API root.
   app.get('/openapi.yaml', (_req, res) => {

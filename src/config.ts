@@ -16,6 +16,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Serving processes (node cluster); more than 1 needs DATABASE_URL. */
   webConcurrency: number;
+  /** Unset: GET /metrics is open (keep it off the public network); set: it needs this bearer token. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     }
   }
 
+  const metricsToken = env.METRICS_TOKEN;
+  if (metricsToken !== undefined && (!TOKEN.test(metricsToken) || metricsToken.length < MIN_API_KEY_LENGTH)) {
+    problems.push(`METRICS_TOKEN must be at least ${MIN_API_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency };
+  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken };
 }

@@ -40,8 +40,13 @@ export function connect(url: string, { max }: ConnectOptions): Sql {
   });
 }
 
+let inFlight = 0;
+/** Queries sent through withDeadline and not yet settled, for the metrics. */
+export const queriesInFlight = () => inFlight;
+
 /** Runs a query with the request deadline; past it the query is cancelled and the caller gets a 503. */
 export async function withDeadline<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQuery<T>): Promise<postgres.RowList<T>> {
+  inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -52,6 +57,7 @@ export async function withDeadline<T extends readonly postgres.MaybeRow[]>(query
   try {
     return await Promise.race([query, deadline]);
   } finally {
+    inFlight -= 1;
     clearTimeout(timer);
   }
 }

@@ -37,7 +37,7 @@ const originOf = (config: Config, server: Server) => {
 
 /** One serving process: the app on a pool, until SIGTERM. */
 async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, onStopped: () => Promise<void>): Promise<Server> {
-  const app = await createApp({ spec, apiKeys: config.apiKeys, ...createStores(sql), logger });
+  const app = await createApp({ spec, apiKeys: config.apiKeys, ...createStores(sql), logger, metricsToken: config.metricsToken });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   let stopping = false;

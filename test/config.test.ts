@@ -18,12 +18,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1 });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       apiKeyGenerated: false,
       logLevel: 'debug',
       webConcurrency: 2,
+      metricsToken: 'metrics-token-0123456789',
     });
   });
 

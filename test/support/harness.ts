@@ -40,13 +40,13 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[] } = {}): Promise<TestApp> {
+export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string } = {}): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
   const { logger, lines } = captureLogs();
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql), logger });
+  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql), logger, metricsToken: options.metricsToken });
   const checker = await ContractChecker.create(spec);
   return {
     app,

@@ -1,0 +1,46 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { queriesInFlight } from './db';
+
+/** Prometheus metrics of one app: requests by operation and status, deprecated calls by key, the database, the process. */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'animal_store_http_requests_total',
+    help: 'HTTP requests answered, by operationId (none: no operation matched) and status.',
+    labelNames: ['operationId', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'animal_store_http_request_duration_seconds',
+    help: 'Time from request to response, by operationId and status.',
+    labelNames: ['operationId', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const deprecated = new Counter({
+    name: 'animal_store_deprecated_calls_total',
+    help: 'Calls to deprecated operations, by operationId and API key fingerprint: who still has to move before the sunset.',
+    labelNames: ['operationId', 'apiKey'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'animal_store_db_queries_in_flight',
+    help: 'Database queries sent and not yet answered (waiting for a pool connection included).',
+    registers: [registry],
+    collect() {
+      this.set(queriesInFlight());
+    },
+  });
+  return {
+    registry,
+    observe(operationId: string | undefined, status: number, seconds: number, deprecatedCall: { apiKey: string | undefined } | undefined) {
+      const labels = { operationId: operationId ?? 'none', status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+      if (deprecatedCall && operationId) deprecated.inc({ operationId, apiKey: deprecatedCall.apiKey ?? 'none' });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,58 @@
+import supertest from 'supertest';
+import { type TestApp, auth, insertPets, startTestApp } from './support/harness';
+
+/** Prometheus text format → { 'name{labels}': value }. */
+function parse(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return samples;
+}
+
+describe('GET /metrics (Prometheus)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('counts requests by operation and status, deprecated calls by key, and reports the process and the database', async () => {
+    const [pet] = await insertPets(t.sql, [{ name: 'Counted', categoryId: 1, status: 'available' }]);
+    await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
+    await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
+    await t.api.get('/v1/pets?limit=0').set(auth()).expect(400);
+    await t.api.get('/v1/pets').expect(401);
+    const key = t.logs().find((l) => l.operationId === 'getPet')?.apiKey;
+    expect(key).toMatch(/^key:[0-9a-f]{8}$/);
+
+    const res = await supertest(t.app).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const m = parse(res.text);
+    expect(m.get(`animal_store_deprecated_calls_total{operationId="getPet",apiKey="${key}"}`)).toBe(2);
+    expect(m.get('animal_store_http_requests_total{operationId="getPet",status="200"}')).toBe(2);
+    expect(m.get('animal_store_http_requests_total{operationId="listPets",status="400"}')).toBe(1);
+    expect(m.get('animal_store_http_requests_total{operationId="listPets",status="401"}')).toBe(1);
+    expect(m.get('animal_store_http_request_duration_seconds_count{operationId="getPet",status="200"}')).toBe(2);
+    expect(m.get('animal_store_db_queries_in_flight')).toBe(0);
+    expect(m.get('process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect([...m.keys()].some((k) => k.startsWith('animal_store_deprecated_calls_total{operationId="listPets"'))).toBe(false);
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ metricsToken: 'metrics-token-0123456789' });
+  });
+  afterAll(() => t.close());
+
+  test('without the token: 401; with an API key instead: 401; with the token: 200', async () => {
+    const missing = await supertest(t.app).get('/metrics').expect(401);
+    expect(missing.body).toEqual({ code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', status: 401 });
+    await supertest(t.app).get('/metrics').set(auth()).expect(401);
+    await supertest(t.app).get('/metrics').set('Authorization', 'Bearer metrics-token-0123456789').expect(200);
+  });
+});
