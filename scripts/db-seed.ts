@@ -1,0 +1,62 @@
+/**
+ * npm run db:seed -- --count N: makes DATABASE_URL hold N sample animals ("Sample animal 1"
+ * … "Sample animal N", statuses in turn), inserting only those not there yet, in batches,
+ * each committed on its own. Safe to re-run or to interrupt and run again.
+ */
+import { loadConfig } from '../src/config';
+import { connect } from '../src/db';
+import { migrate } from '../src/store/migrate';
+
+const BATCH = 10_000;
+
+function progress(done: number, total: number): void {
+  const width = 30;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`;
+  // A bar that redraws in a terminal; one line per batch in a log.
+  process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const i = argv.indexOf('--count');
+  const count = i >= 0 ? Number(argv[i + 1]) : NaN;
+  if (!Number.isSafeInteger(count) || count < 0) {
+    process.stderr.write('usage: npm run db:seed -- --count N   (N: how many sample animals the database should hold)\n');
+    return 2;
+  }
+  const { databaseUrl } = loadConfig(process.env);
+  if (!databaseUrl) {
+    process.stderr.write('DATABASE_URL is not set: name the PostgreSQL to seed\n');
+    return 1;
+  }
+  const sql = connect(databaseUrl, { max: 1 });
+  try {
+    await migrate(sql);
+    const [{ n: existing }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
+    const started = Date.now();
+    for (let from = existing + 1; from <= count; from += BATCH) {
+      const to = Math.min(from + BATCH - 1, count);
+      await sql`
+        INSERT INTO pets (name, category_id, status)
+        SELECT 'Sample animal ' || g, 1 + g % 20, (ARRAY['available', 'pending', 'sold'])[1 + g % 3]
+        FROM generate_series(${from}::bigint, ${to}::bigint) AS g`;
+      progress(to - existing, count - existing);
+    }
+    if (process.stdout.isTTY && count > existing) process.stdout.write('\n');
+    const [{ n: samples }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
+    const [{ n: total }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`;
+    const added = Math.max(0, count - existing);
+    process.stdout.write(`${samples} sample animals (${added} added in ${((Date.now() - started) / 1000).toFixed(1)} s); ${total} animals in all\n`);
+    return 0;
+  } finally {
+    await sql.end();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`db:seed failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
