@@ -9,7 +9,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm ci` refuses a lockfile made on one platform; `npm install` keeps it as it is.
 RUN npm install --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY spec ./spec
 COPY generated ./generated
 COPY src ./src

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../src/config';
-import { embeddedDataDir } from '../src/paths';
+import { embeddedDataDir, projectRoot } from '../src/paths';
 
 const KEY = 'a-valid-key-0123456789';
 
@@ -68,5 +69,20 @@ describe('loadConfig', () => {
 
   test('API_KEYS set but empty is refused rather than running without keys', () => {
     expect(problemsOf({ API_KEYS: '' })).toEqual(['API_KEYS entry 1 is empty']);
+  });
+});
+
+describe('the configuration is documented where a newcomer looks', () => {
+  const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
+  const readByConfig = [...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]))].sort();
+
+  test('the README table lists every variable src/config.ts reads, and no other', () => {
+    const table = [...read('README.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
+    expect(table).toEqual(readByConfig);
+  });
+
+  test('.env.example lists every one of them', () => {
+    const listed = [...new Set([...read('.env.example').matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1]))].sort();
+    expect(listed).toEqual(readByConfig);
   });
 });
