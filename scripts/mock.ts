@@ -12,13 +12,14 @@ import { loadSpec } from '../src/spec';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true, logger: createLogger(config.logLevel) });
+  const logger = createLogger(config.logLevel);
+  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true, logger });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(`Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}\n`);
-  process.stdout.write(config.apiKeyGenerated ? `  Authorization: Bearer ${config.apiKeys[0]}\n` : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS\n`);
+  logger.info(config.apiKeyGenerated ? `API_KEYS is not set; this run accepts one generated key: Authorization: Bearer ${config.apiKeys[0]}` : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS`);
+  logger.info(`Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}`);
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -1,15 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
+import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
-import { randomUUID } from 'node:crypto';
-import { pinoHttp } from 'pino-http';
-import { HttpError, type ErrorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
-import type { Logger } from './logger';
-import { createMetrics } from './metrics';
+import { HttpError, errorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
+import type { Logger } from './logger';
+import { createMetrics } from './metrics';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
 import { type Spec, findRoute, underApiRoot } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
@@ -46,11 +46,7 @@ interface Reply {
   headers?: Record<string, string>;
 }
 
-const errorReply = (err: HttpError): Reply => ({
-  status: err.status,
-  body: { code: err.code, message: err.message, status: err.status } satisfies ErrorBody,
-  headers: err.headers,
-});
+const errorReply = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
 
 /** Fails start-up, naming them, when spec operations and handlers do not pair up one to one. */
 export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handlerNames: Iterable<string>): void {

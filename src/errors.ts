@@ -77,9 +77,10 @@ export function keepCause(res: Response, failure: HttpError, cause: unknown): vo
   if (failure.status >= 500 && cause !== failure) (res as Response & { err?: Error }).err = cause as Error;
 }
 
+export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: err.message, status: err.status });
+
 export function sendError(res: Response, err: HttpError): void {
-  const body: ErrorBody = { code: err.code, message: err.message, status: err.status };
-  res.status(err.status).set(err.headers).json(body);
+  res.status(err.status).set(err.headers).json(errorBody(err));
 }
 
 /** express's last middleware: whatever escaped the routes leaves as the Error body. */

@@ -29,10 +29,10 @@ function banner(logger: Logger, spec: Spec, config: Config, origin: string, data
   log(`Animal Store API ${spec.document.info.version} listening on ${origin}${spec.apiRoot}${processes > 1 ? ` (${processes} processes)` : ''}`);
 }
 
-const originOf = (config: Config, server: Server) => {
+const originOf = (config: Config, port: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+const portOf = (server: Server, fallback: number) => {
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  return typeof address === 'object' && address ? address.port : fallback;
 };
 
 /** One serving process: the app on a pool, until SIGTERM. */
@@ -72,7 +72,7 @@ async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: 
   let listening = 0;
   cluster.on('listening', (_worker, address) => {
     listening += 1;
-    if (listening === workers.length) banner(logger, spec, config, `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`, describeDatabase(config, databaseUrl, applied), workers.length);
+    if (listening === workers.length) banner(logger, spec, config, originOf(config, address.port), describeDatabase(config, databaseUrl, applied), workers.length);
   });
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   const sql = connect(databaseUrl, { max: embedded ? 1 : 10 });
   const applied = await migrate(sql);
   const server = await serve(config, logger, spec, sql, async () => embedded?.stop());
-  banner(logger, spec, config, originOf(config, server), describeDatabase(config, databaseUrl, applied), 1);
+  banner(logger, spec, config, originOf(config, portOf(server, config.port)), describeDatabase(config, databaseUrl, applied), 1);
 }
 
 main().catch((err: unknown) => {

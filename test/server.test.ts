@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../src/paths';
+import { loadSpec } from '../src/spec';
 import { type TestDatabase, freshDatabase } from './support/databases';
 
 // The real process entry (src/server.ts), as `npm start` runs it, compiled on the fly.
@@ -109,6 +110,20 @@ describe('the server process (npm start)', () => {
       expect(await stop(server)).toBe(0);
     }
     await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
+  }, 60_000);
+
+  test('npm run mock serves the examples without a database', async () => {
+    const server = await startServer({}, ['npm', 'run', 'mock']);
+    try {
+      expect(server.output()).toContain('MOCK');
+      const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
+      const res = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      const doc = loadSpec().document as unknown as Record<string, any>;
+      expect(await res.json()).toEqual(doc.paths['/pets'].get.responses['200'].content['application/json'].example);
+    } finally {
+      expect(await stop(server)).toBe(0);
+      reap(server.child);
+    }
   }, 60_000);
 
   test('when the configuration is invalid, then it exits 1 and names every problem', async () => {
