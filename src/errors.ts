@@ -17,7 +17,7 @@ export class HttpError extends Error {
   }
 }
 
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 export function serviceUnavailable(): HttpError {
   return new HttpError(503, 'service_unavailable', 'The database is unavailable; retry shortly', {
@@ -40,7 +40,7 @@ const UNAVAILABLE_CODES = new Set([
   '40P01', // deadlock_detected
 ]);
 
-export function isDatabaseUnavailable(err: unknown): boolean {
+function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') return false;

@@ -43,4 +43,3 @@ export function createMetrics() {
   };
 }
 
-export type Metrics = ReturnType<typeof createMetrics>;

@@ -34,7 +34,6 @@ export function createBearerAuth(apiKeys: readonly string[]) {
   };
 }
 
-export type Authenticate = ReturnType<typeof createBearerAuth>;
 
 export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   missing: 'Missing API key: send Authorization: Bearer <API_KEY>',

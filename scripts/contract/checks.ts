@@ -66,14 +66,14 @@ interface Version {
   text: string;
 }
 
-export function parseVersion(text: string): Version | undefined {
+function parseVersion(text: string): Version | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(text);
   return m ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), text } : undefined;
 }
 
 const compareVersions = (a: Version, b: Version) => a.major - b.major || a.minor - b.minor || a.patch - b.patch;
 
-export function releasedVersions(dir = releasedDir): Version[] {
+function releasedVersions(dir = releasedDir): Version[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .map((f) => /^(.+)\.yaml$/.exec(f)?.[1])

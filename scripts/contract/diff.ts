@@ -72,7 +72,7 @@ interface Ctx {
 }
 
 /** The base path every server URL of a document ends in (`/v1`), or '' when it has none. */
-export function basePaths(doc: Json): string[] {
+function basePaths(doc: Json): string[] {
   return [...new Set<string>((doc.servers ?? []).map((s: Json) => new URL(String(s.url), 'http://placeholder').pathname.replace(/\/+$/, '')))].sort();
 }
 
