@@ -1,23 +1,20 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type AnimalStoreClient, createAnimalStoreClient } from '../src/client';
-import { API_KEY, type TestApp, startTestApp } from './support/harness';
+import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from './support/harness';
 
 // The published client against the real server. The type check runs over this file too:
 // a contract change that breaks these calls fails `npm run contract`.
 let t: TestApp;
-let server: Server;
+let server: Awaited<ReturnType<typeof listenOnLoopback>>;
 let store: AnimalStoreClient;
 let baseUrl: string;
 beforeAll(async () => {
   t = await startTestApp();
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${t.spec.apiRoot}`;
+  server = await listenOnLoopback(t.app);
+  baseUrl = `${server.origin}${t.spec.apiRoot}`;
   store = createAnimalStoreClient({ baseUrl, apiKey: API_KEY });
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await t.close();
 });
 

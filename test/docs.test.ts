@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { type TestApp, startTestApp } from './support/harness';
+import { type TestApp, listenOnLoopback, startTestApp } from './support/harness';
 
 // The reference page is checked in a real browser: Debian's chromium. On a machine
 // without it the browser test is skipped, unless REQUIRE_BROWSER is set (CI sets it).
@@ -13,16 +11,15 @@ const haveBrowser = existsSync(CHROMIUM);
 if (!haveBrowser && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM} is missing: apt-get install chromium`);
 
 let t: TestApp;
-let server: Server;
+let server: Awaited<ReturnType<typeof listenOnLoopback>>;
 let base: string;
 beforeAll(async () => {
   t = await startTestApp();
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(t.app);
+  base = server.origin;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await t.close();
 });
 

@@ -4,7 +4,7 @@ import { QUERY_DEADLINE_MS, connect } from '../src/db';
 import { loadSpec } from '../src/spec';
 import { createStores } from '../src/store';
 import { ContractChecker } from './support/contract';
-import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, startTestApp } from './support/harness';
+import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, listenOnLoopback, startTestApp } from './support/harness';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -52,10 +52,9 @@ describe('authentication (bearer API keys)', () => {
   });
 
   test('when two Authorization headers are sent, then 401, even if one is valid', async () => {
-    const server = t.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
+    const server = await listenOnLoopback(t.app);
     try {
-      const { port } = server.address() as AddressInfo;
+      const { port } = server;
       // Written by hand: HTTP clients merge or refuse repeated Authorization headers.
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = createConnection({ host: '127.0.0.1', port }, () => {
@@ -68,7 +67,7 @@ describe('authentication (bearer API keys)', () => {
       expect(res.status).toBe(401);
       expect(JSON.parse(res.body)).toEqual({ code: 'unauthorized', message: expect.stringContaining('Malformed'), status: 401 });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import supertest from 'supertest';
 import type { components } from '../../generated/openapi';
@@ -65,6 +66,14 @@ type NewPet = components['schemas']['NewPet'];
 /** NewPet as a client sends it: `status` may be left out (the spec's default applies). */
 export type NewPetBody = Omit<NewPet, 'status'> & Partial<Pick<NewPet, 'status'>>;
 export type Pet = components['schemas']['Pet'];
+
+/** Serves an app on a free loopback port, for clients that need a real socket (a browser, fetch, raw HTTP). */
+export async function listenOnLoopback(app: Express): Promise<{ origin: string; port: number; close(): Promise<void> }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
 
 /** A logger whose JSON lines are kept in memory; `silent` for apps whose logs no test reads. */
 export function captureLogs(level: pino.LevelWithSilent = 'info') {
