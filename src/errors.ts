@@ -19,8 +19,8 @@ export class HttpError extends Error {
 
 const RETRY_AFTER_SECONDS = 1;
 
-export function serviceUnavailable(): HttpError {
-  return new HttpError(503, 'service_unavailable', 'The database is unavailable; retry shortly', {
+export function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
+  return new HttpError(503, 'service_unavailable', message, {
     'Retry-After': String(RETRY_AFTER_SECONDS),
   });
 }

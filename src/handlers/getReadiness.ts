@@ -4,9 +4,6 @@ import type { OperationHandler } from './types';
 export const getReadiness: OperationHandler<'getReadiness'> = async (_input, { health }) => {
   // An unreachable database throws here and becomes 503 with Retry-After.
   const { applied, known } = await health.migrations();
-  if (applied < known) {
-    const e = serviceUnavailable();
-    throw Object.assign(e, { message: `Migrations pending: the database is at ${applied}, this build needs ${known}` });
-  }
+  if (applied < known) throw serviceUnavailable(`Migrations pending: the database is at ${applied}, this build needs ${known}`);
   return { status: 200, body: { status: 'ready', migration: applied } };
 };
