@@ -150,13 +150,16 @@ export interface components {
         Error: {
             /**
              * @description Machine-readable error code, stable across versions:
-             *     `validation_failed` (400), `malformed_json` (400), `unauthorized` (401),
-             *     `not_found` (404), `method_not_allowed` (405), `payload_too_large` (413),
-             *     `unsupported_media_type` (415), `internal_error` (500),
-             *     `service_unavailable` (503).
+             *     `validation_failed` (400), `malformed_json` (400), `bad_request` (400,
+             *     malformed HTTP), `unauthorized` (401), `not_found` (404),
+             *     `method_not_allowed` (405), `request_timeout` (408),
+             *     `idempotency_key_in_use` (409), `payload_too_large` (413),
+             *     `unsupported_media_type` (415), `idempotency_key_reused` (422),
+             *     `rate_limited` (429), `header_fields_too_large` (431),
+             *     `internal_error` (500), `service_unavailable` (503).
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -216,6 +219,25 @@ export interface components {
                  *       "code": "payload_too_large",
                  *       "message": "The request body exceeds 16384 bytes",
                  *       "status": 413
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This API key is over its rate limit; retry after the given delay. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "This API key made 6000 requests in 60 s, its limit; retry in 12 s",
+                 *       "status": 429
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -290,9 +312,38 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes the create safe to retry (IETF httpapi "The Idempotency-Key HTTP Header
+         *     Field" draft). A retry with the same key and the same body, from the same API key,
+         *     gets the first response again instead of adding a second animal; the same key
+         *     with a different body gets 422; a retry while the first request is still being
+         *     processed gets 409. Keys are remembered for 24 hours by default and are scoped
+         *     to the API key. The value is 1 to 255 printable ASCII characters, for example a
+         *     UUID; the draft's quoted form (`"…"`) is accepted too.
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
+        /**
+         * @description `true` when this is the stored response to an earlier request with the same Idempotency-Key.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
+        /**
+         * @description The API key's quota (draft-ietf-httpapi-ratelimit-headers): `q` requests per
+         *     window of `w` seconds. Sent when rate limiting is on.
+         * @example "per-key";q=6000;w=60
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests
+         *     remaining, `t` seconds until the window resets. Sent when rate limiting is on.
+         * @example "per-key";r=5987;t=42
+         */
+        RateLimit: string;
         /**
          * @description RFC 9745: the date from which the operation is deprecated, as `@<epoch seconds>`.
          * @example @1795305600
@@ -399,6 +450,8 @@ export interface operations {
             /** @description The animals, in ascending `id` order. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -423,6 +476,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
@@ -431,7 +485,19 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the create safe to retry (IETF httpapi "The Idempotency-Key HTTP Header
+                 *     Field" draft). A retry with the same key and the same body, from the same API key,
+                 *     gets the first response again instead of adding a second animal; the same key
+                 *     with a different body gets 422; a retry while the first request is still being
+                 *     processed gets 409. Keys are remembered for 24 hours by default and are scoped
+                 *     to the API key. The value is 1 to 255 printable ASCII characters, for example a
+                 *     UUID; the draft's quoted form (`"…"`) is accepted too.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -448,9 +514,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The animal as stored, including the assigned `id`. */
+            /**
+             * @description The animal as stored, including the assigned `id`. A retry with the same
+             *     `Idempotency-Key` and body gets this response again, with `Idempotent-Replayed: true`.
+             */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -467,8 +539,41 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description A request with the same `Idempotency-Key` is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_in_use",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry after it completes",
+                     *       "status": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The `Idempotency-Key` was already used with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used with a different request body; use a new key for a new request",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
@@ -492,6 +597,8 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -559,6 +666,28 @@ export interface operations {
                      *       "code": "not_found",
                      *       "message": "No animal has id 42",
                      *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This API key is over its rate limit; retry after the given delay. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "This API key made 6000 requests in 60 s, its limit; retry in 12 s",
+                     *       "status": 429
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -636,4 +765,5 @@ type ReadonlyArray<T> = [
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "unauthorized", "not_found", "method_not_allowed", "payload_too_large", "unsupported_media_type", "internal_error", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "service_unavailable"];
+export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];

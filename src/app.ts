@@ -1,16 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
+import { withRequestDeadline } from './db';
 import { HttpError, errorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import type { Logger } from './logger';
 import { createMetrics } from './metrics';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
+import type { RateDecision, RateLimiter } from './store/rateLimits';
 import { type Spec, findRoute, underApiRoot } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 
@@ -21,6 +23,8 @@ interface AppOptions {
   logger: Logger;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
+  /** Counts requests per API key; absent: no limit. */
+  rateLimiter?: RateLimiter;
 }
 
 /**
@@ -37,6 +41,8 @@ interface ApiRequest {
   query: Record<string, unknown>;
   headers: Request['headers'];
   body?: unknown;
+  /** SHA-256 of the body as sent, kept for Idempotency-Key. */
+  bodyFingerprint?: string;
   auth?: AuthResult;
 }
 
@@ -47,6 +53,14 @@ interface Reply {
 }
 
 const errorReply = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
+
+/** draft-ietf-httpapi-ratelimit-headers: the policy, and what is left of it. */
+function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"per-key";q=${d.limit};w=${d.windowSeconds}`,
+    RateLimit: `"per-key";r=${d.remaining};t=${d.resetSeconds}`,
+  };
+}
 
 /** Fails start-up, naming them, when spec operations and handlers do not pair up one to one. */
 export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handlerNames: Iterable<string>): void {
@@ -100,7 +114,19 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       if (!c.security?.authorized && (c.operation.security ?? []).length > 0) return;
       const op = spec.operations.get(c.operation.operationId ?? '');
       if (!op) return;
-      if (op.requestMediaTypes.length > 0) request.body = await readJsonBody(req, res, op.requestMediaTypes);
+      if (deps.rateLimiter && request.auth?.ok) {
+        const decision = await deps.rateLimiter.take(request.auth.owner);
+        res.set(rateLimitHeaders(decision));
+        if (!decision.allowed) {
+          throw new HttpError(429, 'rate_limited', `This API key made ${decision.limit} requests in ${decision.windowSeconds} s, its limit; retry in ${decision.resetSeconds} s`, {
+            'Retry-After': String(decision.resetSeconds),
+          });
+        }
+      }
+      if (op.requestMediaTypes.length > 0) {
+        request.body = await readJsonBody(req, res, op.requestMediaTypes);
+        if (typeof req.body === 'string' && req.body !== '') request.bodyFingerprint = createHash('sha256').update(req.body).digest('hex');
+      }
       const raw = rawIntegerErrors(op, c.request.query, c.request.params);
       if (raw.length > 0) {
         // Report these together with whatever else validation finds, once per field.
@@ -129,7 +155,13 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     } else {
       const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
       const { pets, health } = deps;
-      api.register(operationId, (c: Context) => handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody }, { pets, health }));
+      const headerParams = spec.operations.get(operationId)?.headerParams ?? [];
+      api.register(operationId, (c: Context, req: Request, _res: Response, request: ApiRequest) => {
+        // Header parameters by their names in the spec, as the generated types name them.
+        const header = Object.fromEntries(headerParams.flatMap((name) => (req.headers[name.toLowerCase()] === undefined ? [] : [[name, req.headers[name.toLowerCase()]]])));
+        const caller = request.auth?.ok ? { keyId: request.auth.keyId, owner: request.auth.owner } : undefined;
+        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: request.bodyFingerprint }, { pets, health });
+      });
     }
   }
   await api.init();
@@ -138,6 +170,11 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
+  // A JSON API's responses are never to be sniffed as something else.
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
 
   const metrics = createMetrics();
   app.use((_req, res, next) => {
@@ -196,6 +233,14 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
 
   app.use(async (req, res) => {
+    // Answers here depend on the caller and the moment: no cache may keep them.
+    res.setHeader('Cache-Control', 'no-store');
+    const route = findRoute(spec, req.path);
+    if (req.method === 'OPTIONS' && route) {
+      // RFC 9110 §9.3.7: the methods this resource supports; no key needed, as the contract is public.
+      res.status(204).set('Allow', route.allow.join(', ')).end();
+      return;
+    }
     const request: ApiRequest = {
       // HEAD is answered as GET; Node sends the headers without the body.
       method: req.method === 'HEAD' ? 'GET' : req.method,
@@ -205,7 +250,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     };
     let reply: Reply;
     try {
-      reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
+      reply = (await withRequestDeadline(() => api.handleRequest(request as never, req, res, request))) as Reply;
     } catch (err) {
       let failure = toHttpError(err);
       keepCause(res, failure, err);
@@ -217,7 +262,6 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       }
       reply = errorReply(failure);
     }
-    const route = findRoute(spec, request.path);
     const operation = route?.byMethod.get(request.method);
     res.locals.operationId = operation?.operationId;
     res.locals.route = route?.template;

@@ -18,6 +18,40 @@ export interface Config {
   webConcurrency: number;
   /** Unset: GET /metrics is open (keep it off the public network); set: it needs this bearer token. */
   metricsToken: string | undefined;
+  /** Requests each API key may make per window, counted across every instance; undefined: no limit. */
+  rateLimit: RateLimit | undefined;
+  /** How long an Idempotency-Key is remembered, in seconds. */
+  idempotencyTtlSeconds: number;
+  /** Node's HTTP server timeouts, in milliseconds (see README, "Timeouts"). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+export interface RateLimit {
+  requests: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_RATE_LIMIT = '6000/1m';
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/** `6000/1m`, `100/1s`, `50000/1h`, or `off`. */
+export function parseRateLimit(text: string): RateLimit | undefined | Error {
+  if (text === 'off') return undefined;
+  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,3})?([smh])$/.exec(text);
+  if (!match) return new Error(`RATE_LIMIT must be <requests>/<window> such as 6000/1m, 100/1s or 50000/1h, or off; got ${JSON.stringify(text)}`);
+  return { requests: Number(match[1]), windowSeconds: Number(match[2] ?? 1) * UNIT_SECONDS[match[3]] };
+}
+
+function integerVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const text = env[name];
+  if (text === undefined) return fallback;
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < min || Number(text) > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+    return fallback;
+  }
+  return Number(text);
 }
 
 export class ConfigError extends Error {
@@ -38,14 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const host = env.HOST ?? '127.0.0.1';
   if (host.trim() === '') problems.push('HOST is set but empty');
 
-  let port = 3000;
-  if (env.PORT !== undefined) {
-    if (!/^[0-9]{1,5}$/.test(env.PORT) || Number(env.PORT) > 65535) {
-      problems.push(`PORT must be an integer from 0 to 65535, got ${JSON.stringify(env.PORT)}`);
-    } else {
-      port = Number(env.PORT);
-    }
-  }
+  const port = integerVar(env, 'PORT', 3000, 0, 65535, problems);
 
   let databaseUrl: string | undefined;
   if (env.DATABASE_URL !== undefined) {
@@ -83,21 +110,26 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
 
-  let webConcurrency = 1;
-  if (env.WEB_CONCURRENCY !== undefined) {
-    if (!/^[0-9]{1,2}$/.test(env.WEB_CONCURRENCY) || Number(env.WEB_CONCURRENCY) < 1 || Number(env.WEB_CONCURRENCY) > 64) {
-      problems.push(`WEB_CONCURRENCY must be an integer from 1 to 64, got ${JSON.stringify(env.WEB_CONCURRENCY)}`);
-    } else {
-      webConcurrency = Number(env.WEB_CONCURRENCY);
-      if (webConcurrency > 1 && env.DATABASE_URL === undefined) problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process');
-    }
-  }
+  const webConcurrency = integerVar(env, 'WEB_CONCURRENCY', 1, 1, 64, problems);
+  if (webConcurrency > 1 && env.DATABASE_URL === undefined) problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process');
 
   const metricsToken = env.METRICS_TOKEN;
   if (metricsToken !== undefined && (!TOKEN.test(metricsToken) || metricsToken.length < MIN_API_KEY_LENGTH)) {
     problems.push(`METRICS_TOKEN must be at least ${MIN_API_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /`);
   }
 
+  const rateLimit = parseRateLimit(env.RATE_LIMIT ?? DEFAULT_RATE_LIMIT);
+  if (rateLimit instanceof Error) problems.push(rateLimit.message);
+
+  const idempotencyTtlSeconds = integerVar(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400, problems);
+  const headersTimeoutMs = integerVar(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000, problems);
+  const requestTimeoutMs = integerVar(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
+  const keepAliveTimeoutMs = integerVar(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 3_600_000, problems);
+  if (requestTimeoutMs < headersTimeoutMs) problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+
   if (problems.length > 0) throw new ConfigError(problems);
-  return { host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken };
+  return {
+    host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken,
+    rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs,
+  };
 }

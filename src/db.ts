@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import postgres from 'postgres';
 import { serviceUnavailable } from './errors';
@@ -6,6 +7,15 @@ export type Sql = postgres.Sql;
 
 /** No request waits longer than this for the database; it gets a 503 instead (a frozen server never answers). */
 export const QUERY_DEADLINE_MS = 5_000;
+
+// The time by which the current request's database work must be done, shared by every
+// query it makes (a rate-limit count and an insert together stay within one deadline).
+const requestDeadline = new AsyncLocalStorage<number>();
+
+/** Runs `fn` (a request) with a deadline of QUERY_DEADLINE_MS for all the queries it makes. */
+export function withRequestDeadline<T>(fn: () => T, ms = QUERY_DEADLINE_MS): T {
+  return requestDeadline.run(Date.now() + ms, fn);
+}
 
 // int8 (bigint) columns arrive as text. Our ids are JSON numbers, so a value that
 // a number cannot hold exactly is a fault, never a silently rounded id.
@@ -44,15 +54,27 @@ let inFlight = 0;
 /** Queries sent through withDeadline and not yet settled, for the metrics. */
 export const queriesInFlight = () => inFlight;
 
-/** Runs a query with the request deadline; past it the query is cancelled and the caller gets a 503. */
-export async function withDeadline<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQuery<T>): Promise<postgres.RowList<T>> {
+/**
+ * Runs a query (or a transaction) within the request's deadline, or QUERY_DEADLINE_MS outside
+ * a request; past it a query is cancelled and the caller gets a 503. A transaction cannot be
+ * cancelled from here: statement_timeout ends it on the server.
+ */
+export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void }): Promise<T> {
+  const until = requestDeadline.getStore();
+  const ms = until === undefined ? QUERY_DEADLINE_MS : until - Date.now();
+  // A postgres.js query is sent when first awaited: one past the deadline is never sent.
+  if (ms <= 0) {
+    if (!('cancel' in query)) query.catch(() => {});
+    throw serviceUnavailable('The database did not answer within the request deadline; retry shortly');
+  }
   inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      query.cancel();
-      reject(serviceUnavailable());
-    }, QUERY_DEADLINE_MS);
+      query.cancel?.();
+      query.catch(() => {});
+      reject(serviceUnavailable('The database did not answer within the request deadline; retry shortly'));
+    }, ms);
   });
   try {
     return await Promise.race([query, deadline]);

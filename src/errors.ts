@@ -40,7 +40,7 @@ const UNAVAILABLE_CODES = new Set([
   '40P01', // deadlock_detected
 ]);
 
-function isDatabaseUnavailable(err: unknown): boolean {
+export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') return false;

@@ -1,8 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** `keyId` names the key in logs and metrics without revealing it: the first 8 hex digits of its SHA-256. */
-export type AuthResult = { ok: true; keyId: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
+/**
+ * `keyId` names the key in logs and metrics without revealing it: the first 8 hex digits of
+ * its SHA-256. `owner` is the whole digest: what the key's stored records are scoped to.
+ */
+export type AuthResult = { ok: true; keyId: string; owner: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
 
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme word is case-insensitive (RFC 9110 §11.1).
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -16,7 +19,8 @@ const digest = (key: string) => createHash('sha256').update(key).digest();
  */
 export function createBearerAuth(apiKeys: readonly string[]) {
   const digests = apiKeys.map(digest);
-  const keyIds = digests.map((d) => `key:${d.toString('hex').slice(0, 8)}`);
+  const owners = digests.map((d) => d.toString('hex'));
+  const keyIds = owners.map((hex) => `key:${hex.slice(0, 8)}`);
   return function authenticate(headers: IncomingHttpHeaders, rawHeaders: readonly string[]): AuthResult {
     // Node keeps only the first of repeated Authorization headers; an ambiguous request is refused.
     let count = 0;
@@ -30,7 +34,7 @@ export function createBearerAuth(apiKeys: readonly string[]) {
     digests.forEach((d, i) => {
       if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;
     });
-    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyId: keyIds[keyIndex] };
+    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyId: keyIds[keyIndex], owner: owners[keyIndex] };
   };
 }
 

@@ -3,14 +3,21 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
 import { connect, type EmbeddedPostgres, type Sql, startEmbeddedPostgres } from './db';
+import { createHttpServer } from './httpServer';
 import { type Logger, createLogger } from './logger';
 import { type Spec, loadSpec } from './spec';
 import { createStores } from './store';
-import { migrate } from './store/migrate';
+import { prepareDatabase } from './store/prepare';
+import { createRateLimiter, sweepExpired } from './store/rateLimits';
 
-function describeDatabase(config: Config, url: string, applied: number[]): string {
+/** Exit status when the process refuses to serve (EX_CONFIG): an unsafe database or a migration conflict. */
+const EXIT_REFUSED = 78;
+
+/** `applied` undefined: the database has not answered yet. */
+function describeDatabase(config: Config, url: string, applied: number[] | undefined): string {
   const u = new URL(url);
   const where = config.databaseUrl === undefined ? `embedded PostgreSQL (PGlite), data in ${config.pgliteDataDir}` : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+  if (applied === undefined) return `Database: ${where}, not reachable yet; answering 503 until it is`;
   return `Database: ${where}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
 }
 
@@ -35,16 +42,42 @@ const portOf = (server: Server, fallback: number) => {
   return typeof address === 'object' && address ? address.port : fallback;
 };
 
-/** One serving process: the app on a pool, until SIGTERM. */
-async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, onStopped: () => Promise<void>): Promise<Server> {
-  const app = await createApp({ spec, apiKeys: config.apiKeys, ...createStores(sql), logger, metricsToken: config.metricsToken });
-  const server: Server = app.listen(config.port, config.host);
+interface Serving {
+  server: Server;
+  /** Resolves with the migrations applied once the database is ready. */
+  ready: Promise<number[]>;
+}
+
+/**
+ * One serving process: the app on a pool, until SIGTERM. It listens at once, whether or not
+ * the database answers; requests get 503 until the database is migrated and checked.
+ */
+async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
+  if (embedded) logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
+  const preparation = prepareDatabase(sql, { logger, requireDurable: embedded === undefined });
+  preparation.done.catch((err: unknown) => {
+    logger.fatal({ err }, err instanceof Error ? err.message : String(err));
+    process.exit(EXIT_REFUSED);
+  });
+  const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
+  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation });
+  const app = await createApp({ spec, apiKeys: config.apiKeys, ...stores, logger, metricsToken: config.metricsToken, rateLimiter });
+  const server = createHttpServer(app, config);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+
+  // Counts go to the database in batches; expired idempotency keys and old windows are swept.
+  const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+  const sweeping = setInterval(() => {
+    if (preparation.pendingReason() === undefined) sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
+  }, 60_000);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal}: stopping`);
+    preparation.cancel();
+    clearInterval(sweeping);
     // Stop accepting, let requests in flight finish (up to 10 s), then end the pool.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -52,36 +85,45 @@ async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, onSto
       setTimeout(resolve, 10_000).unref();
     });
     server.closeAllConnections();
+    clearInterval(flushing);
+    await rateLimiter?.flush();
     await sql.end({ timeout: 5 });
-    await onStopped();
+    await embedded?.stop();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  return server;
+  return { server, ready: preparation.done };
 }
 
-/** WEB_CONCURRENCY > 1: this process migrates, forks the workers that serve, and stops them on SIGTERM. */
+/**
+ * WEB_CONCURRENCY > 1: this process forks the workers that serve (each migrates under the
+ * migration lock, so they take turns) and stops them on SIGTERM.
+ */
 async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: string): Promise<void> {
-  const sql = connect(databaseUrl, { max: 1 });
-  const applied = await migrate(sql);
-  await sql.end();
   // Every worker accepts the same keys, the generated one included.
   const env = { API_KEYS: config.apiKeys.join(',') };
   const workers = Array.from({ length: config.webConcurrency }, () => cluster.fork(env));
   let listening = 0;
   cluster.on('listening', (_worker, address) => {
     listening += 1;
-    if (listening === workers.length) banner(logger, spec, config, originOf(config, address.port), describeDatabase(config, databaseUrl, applied), workers.length);
+    if (listening === workers.length) banner(logger, spec, config, originOf(config, address.port), describeDatabase(config, databaseUrl, []), workers.length);
   });
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
     workers.splice(workers.indexOf(worker), 1);
-    if (!stopping) {
+    if (code === EXIT_REFUSED && !stopping) {
+      // Another worker would refuse the same database: stop them all.
+      logger.fatal(`worker ${worker.process.pid} refused to serve; stopping`);
+      stopping = true;
+      process.exitCode = EXIT_REFUSED;
+      for (const w of workers) w.process.kill('SIGTERM');
+      if (workers.length === 0) process.exit(EXIT_REFUSED);
+    } else if (!stopping) {
       logger.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
       workers.push(cluster.fork(env));
     } else if (workers.length === 0) {
-      process.exit(0);
+      process.exit();
     }
   });
   const stop = (signal: NodeJS.Signals) => {
@@ -101,7 +143,7 @@ async function main(): Promise<void> {
 
   if (cluster.isWorker) {
     // Forked by the primary, which migrated the database and prints the banner.
-    await serve(config, logger, spec, connect(config.databaseUrl as string, { max: 10 }), async () => {});
+    await serve(config, logger, spec, connect(config.databaseUrl as string, { max: 10 }), undefined);
     return;
   }
   if (config.webConcurrency > 1) return primary(config, logger, spec, config.databaseUrl as string);
@@ -114,8 +156,9 @@ async function main(): Promise<void> {
   }
   // PGlite serves one session at a time; a real server gets a pool.
   const sql = connect(databaseUrl, { max: embedded ? 1 : 10 });
-  const applied = await migrate(sql);
-  const server = await serve(config, logger, spec, sql, async () => embedded?.stop());
+  const { server, ready } = await serve(config, logger, spec, sql, embedded);
+  // The banner waits a moment for the database, to say whether it is there.
+  const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
   banner(logger, spec, config, originOf(config, portOf(server, config.port)), describeDatabase(config, databaseUrl, applied), 1);
 }
 

@@ -13,6 +13,8 @@ export interface OperationFacts {
   fullPath: string;
   /** Query and path parameters declared `type: integer`: their raw text must be a plain decimal integer. */
   integerParams: { in: 'query' | 'path'; name: string }[];
+  /** Header parameters, by the name the spec gives them (e.g. `Idempotency-Key`). */
+  headerParams: string[];
   /** Media types the request body may be sent as; empty when the operation takes no body. */
   requestMediaTypes: string[];
   /** RFC 9745 / RFC 8594 headers for a deprecated operation; empty otherwise. */
@@ -144,6 +146,7 @@ export function loadSpec(file = specPath): Spec {
         path,
         fullPath,
         integerParams,
+        headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         requestMediaTypes: body ? Object.keys(body.content) : [],
         deprecationHeaders: {},
       };
@@ -153,6 +156,8 @@ export function loadSpec(file = specPath): Spec {
     }
     // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
     if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    // And OPTIONS everywhere: 204 with this list (RFC 9110 §9.3.7).
+    if (!methods.includes('OPTIONS')) methods.push('OPTIONS');
     routes.push({ template: fullPath, pattern: templateToPattern(fullPath), allow: methods, byMethod });
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);

@@ -19,12 +19,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -35,6 +35,11 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       webConcurrency: 2,
       metricsToken: 'metrics-token-0123456789',
+      rateLimit: { requests: 100, windowSeconds: 1 },
+      idempotencyTtlSeconds: 3600,
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20000,
+      keepAliveTimeoutMs: 75000,
     });
   });
 
@@ -67,6 +72,29 @@ describe('loadConfig', () => {
     expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process']);
   });
 
+  test.each([
+    ['6000/1m', { requests: 6000, windowSeconds: 60 }],
+    ['100/s', { requests: 100, windowSeconds: 1 }],
+    ['50000/1h', { requests: 50000, windowSeconds: 3600 }],
+    ['10/30s', { requests: 10, windowSeconds: 30 }],
+    ['off', undefined],
+  ])('RATE_LIMIT=%s is read as %j', (text, expected) => {
+    expect(loadConfig({ RATE_LIMIT: text, API_KEYS: KEY }).rateLimit).toEqual(expected);
+  });
+
+  test.each(['', '0/1m', '100', '100/1d', '-5/1m', '1e3/1m', 'OFF', '100/0m'])('RATE_LIMIT=%j is refused', (text) => {
+    expect(problemsOf({ RATE_LIMIT: text, API_KEYS: KEY })[0]).toMatch(/^RATE_LIMIT must be <requests>\/<window>/);
+  });
+
+  test('timeouts: integers in range, and the request timeout not below the headers timeout', () => {
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '50', KEEP_ALIVE_TIMEOUT_MS: 'x', IDEMPOTENCY_TTL_SECONDS: '10', API_KEYS: KEY })).toEqual([
+      'IDEMPOTENCY_TTL_SECONDS must be an integer from 60 to 2592000, got "10"',
+      'HEADERS_TIMEOUT_MS must be an integer from 100 to 600000, got "50"',
+      'KEEP_ALIVE_TIMEOUT_MS must be an integer from 100 to 3600000, got "x"',
+    ]);
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000', API_KEYS: KEY })).toEqual(['REQUEST_TIMEOUT_MS (1000) must not be below HEADERS_TIMEOUT_MS (5000)']);
+  });
+
   test('API_KEYS set but empty is refused rather than running without keys', () => {
     expect(problemsOf({ API_KEYS: '' })).toEqual(['API_KEYS entry 1 is empty']);
   });
@@ -74,7 +102,8 @@ describe('loadConfig', () => {
 
 describe('the configuration is documented where a newcomer looks', () => {
   const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
-  const readByConfig = [...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)/g)].map((m) => m[1]))].sort();
+  // `env.NAME` or integerVar(env, 'NAME', …): every variable src/config.ts reads.
+  const readByConfig = [...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2]))].sort();
 
   test('the README table lists every variable src/config.ts reads, and no other', () => {
     const table = [...read('README.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();

@@ -89,10 +89,10 @@ describe('routing', () => {
   });
 
   test.each([
-    ['delete', '/v1/pets', 'GET, HEAD, POST'],
-    ['put', '/v1/pets', 'GET, HEAD, POST'],
-    ['patch', '/v1/pets/1', 'GET, HEAD'],
-    ['post', '/v1/pets/1', 'GET, HEAD'],
+    ['delete', '/v1/pets', 'GET, HEAD, POST, OPTIONS'],
+    ['put', '/v1/pets', 'GET, HEAD, POST, OPTIONS'],
+    ['patch', '/v1/pets/1', 'GET, HEAD, OPTIONS'],
+    ['post', '/v1/pets/1', 'GET, HEAD, OPTIONS'],
   ] as const)('when %s %s is asked, then 405 with Allow: %s', async (method, path, allow) => {
     const res = await t.api[method](path).set(auth()).expect(405);
     expect(res.headers.allow).toBe(allow);
@@ -131,7 +131,7 @@ describe('faults', () => {
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 2 });
     let api: ReturnType<typeof contractClient>;
     beforeAll(async () => {
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger });
       api = contractClient(app, await ContractChecker.create(spec));
     });
     afterAll(() => sql.end());
@@ -163,7 +163,7 @@ describe('faults', () => {
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
       const spec = loadSpec();
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger });
       const api = contractClient(app, await ContractChecker.create(spec));
       const started = Date.now();
       const res = await api.get('/v1/pets').set(auth()).expect(503);

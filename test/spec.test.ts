@@ -161,7 +161,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], ...createStores(sql), logger: captureLogs('silent').logger })).rejects.toThrow(
+    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger })).rejects.toThrow(
       'operation deletePet in the spec has no handler',
     );
     await sql.end();
@@ -188,9 +188,11 @@ describe('the contract checker used by every test can fail', () => {
     ['an undocumented status', 'post', '/v1/pets', response(202, pet), 'status 202 is not documented for createPet'],
     ['an Error body with the wrong status', 'get', '/v1/pets', response(400, { code: 'validation_failed', message: 'x', status: 422 }), 'Error.status is 422'],
     ['an Error code the spec does not list', 'get', '/v1/pets', response(400, { code: 'oops', message: 'x', status: 400 }), 'the body is not the Error schema'],
-    ['a 401 without WWW-Authenticate', 'get', '/v1/pets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), 'headers do not match'],
-    ['a 503 without Retry-After', 'get', '/v1/pets', response(503, { code: 'service_unavailable', message: 'x', status: 503 }), 'headers do not match'],
-    ['getPet without Sunset', 'get', '/v1/pets/1', response(200, pet, { deprecation: '@1', link: '<x>' }), 'headers do not match'],
+    ['a 401 without WWW-Authenticate', 'get', '/v1/pets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), 'required header(s) WWW-Authenticate missing'],
+    ['a 503 without Retry-After', 'get', '/v1/pets', response(503, { code: 'service_unavailable', message: 'x', status: 503 }), 'required header(s) Retry-After missing'],
+    ['a 429 without Retry-After', 'post', '/v1/pets', response(429, { code: 'rate_limited', message: 'x', status: 429 }), 'required header(s) Retry-After missing'],
+    ['getPet without Sunset', 'get', '/v1/pets/1', response(200, pet, { deprecation: '@1', link: '<x>' }), 'required header(s) Sunset missing'],
+    ['a malformed RateLimit header', 'get', '/v1/pets', response(200, [pet], { ratelimit: 'lots' }), 'headers do not match'],
     ['a failure that is not JSON', 'get', '/nowhere', { status: 404, body: {}, headers: { 'content-type': 'text/html' } } as unknown as Response, 'not application/json'],
   ])('%s is a violation', (_what, method, url, res, message) => {
     expect(() => checker.check(method, url, res)).toThrow(message);

@@ -30,9 +30,9 @@ describe('npm run db:migrate', () => {
   test('applies the migrations, printing each, then finds nothing to do', async () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain('applied 0001_create_pets\n1 migration(s) applied; the database is at 1');
+    expect(first.stdout).toContain('applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\n3 migration(s) applied; the database is at 3');
     const again = await npmRun('db:migrate');
-    expect(again.stdout).toContain('up to date: the database is at 1');
+    expect(again.stdout).toContain('up to date: the database is at 3');
   }, 30_000);
 
   test('without DATABASE_URL it says what it needs', async () => {

@@ -1,6 +1,18 @@
 import type { OperationHandler } from './types';
 
-export const createPet: OperationHandler<'createPet'> = async ({ body }, { pets }) => {
+/** The draft writes the key as a structured-field string (`"abc"`); a bare `abc` is the same key. */
+function idempotencyKeyOf(raw: string): string {
+  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(raw);
+  return quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : raw;
+}
+
+export const createPet: OperationHandler<'createPet'> = async ({ body, header, caller, bodyFingerprint }, { pets }) => {
   const { name, categoryId, status } = body;
-  return { status: 201, body: await pets.create({ name, categoryId, status }) };
+  const raw = header['Idempotency-Key'];
+  if (raw === undefined) return { status: 201, body: await pets.create({ name, categoryId, status }) };
+  if (caller === undefined || bodyFingerprint === undefined) throw new Error('createPet: an idempotent create needs its caller and body fingerprint');
+  const { pet, replayed } = await pets.createOnce({ name, categoryId, status }, { owner: caller.owner, key: idempotencyKeyOf(raw), fingerprint: bodyFingerprint });
+  // The replay is the first response; the header only tells the client it is one.
+  const headers: Record<string, string> = replayed ? { 'Idempotent-Replayed': 'true' } : {};
+  return { status: 201, body: pet, headers };
 };

@@ -10,14 +10,25 @@ type SuccessStatus<Op extends OperationId> = Extract<keyof Responses<Op>, 200 | 
 
 /** What a handler returns: one of the operation's success responses, typed from the spec. Failures are thrown as HttpError. */
 export type Reply<Op extends OperationId> = {
-  [S in SuccessStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]> };
+  [S in SuccessStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]>; headers?: Record<string, string> };
 }[SuccessStatus<Op>];
+
+/** The authenticated caller: `owner` (SHA-256 of its API key, hex) scopes what it stores. */
+export interface Caller {
+  keyId: string;
+  owner: string;
+}
 
 /** The request after validation: coerced parameters with the spec's defaults applied, and the body. */
 export interface Input<Op extends OperationId> {
   query: NonNullable<operations[Op]['parameters']['query']>;
   path: NonNullable<operations[Op]['parameters']['path']>;
   body: operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+  header: operations[Op]['parameters'] extends { header?: infer H } ? NonNullable<H> : Record<string, never>;
+  /** Undefined only on operations that need no key. */
+  caller: Caller | undefined;
+  /** SHA-256 (hex) of the request body as sent, when there was one. */
+  bodyFingerprint: string | undefined;
 }
 
 export interface Deps {

@@ -1,4 +1,5 @@
 import { type Sql, withDeadline } from '../db';
+import { serviceUnavailable } from '../errors';
 import { readMigrations } from './migrate';
 
 export interface HealthCheck {
@@ -6,9 +7,12 @@ export interface HealthCheck {
   migrations(): Promise<{ applied: number; known: number }>;
 }
 
-export function createHealthCheck(sql: Sql, known = readMigrations().at(-1)?.version ?? 0): HealthCheck {
+/** `pendingReason`: why start-up has not finished preparing the database, if it has not. */
+export function createHealthCheck(sql: Sql, pendingReason: () => string | undefined = () => undefined, known = readMigrations().at(-1)?.version ?? 0): HealthCheck {
   return {
     async migrations() {
+      const pending = pendingReason();
+      if (pending !== undefined) throw serviceUnavailable(`Not ready: ${pending}`);
       try {
         const [row] = await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`);
         return { applied: row.version, known };

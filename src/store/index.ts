@@ -2,8 +2,18 @@ import type { Sql } from '../db';
 import type { Deps } from '../handlers/types';
 import { createHealthCheck } from './health';
 import { createPetStore } from './pets';
+import type { DatabasePreparation } from './prepare';
+
+export interface StoreOptions {
+  idempotencyTtlSeconds: number;
+  /** Start-up's migration of the database; absent when the caller migrated it already. */
+  preparation?: DatabasePreparation;
+}
 
 /** Everything the handlers read and write, over one pool. */
-export function createStores(sql: Sql): Deps {
-  return { pets: createPetStore(sql), health: createHealthCheck(sql) };
+export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation }: StoreOptions): Deps {
+  return {
+    pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady: preparation?.assertReady }),
+    health: createHealthCheck(sql, preparation?.pendingReason),
+  };
 }

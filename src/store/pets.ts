@@ -1,20 +1,51 @@
 import type { components } from '../../generated/openapi';
+import { HttpError } from '../errors';
+import type { TransactionSql } from 'postgres';
 import { type Sql, withDeadline } from '../db';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
 type PetStatus = components['schemas']['PetStatus'];
 
+/** A create made safe to retry: the same caller, key and body get the first response again. */
+export interface IdempotentRequest {
+  /** Who asked (SHA-256 of the API key): one caller's keys never meet another's. */
+  owner: string;
+  key: string;
+  /** SHA-256 of the request body as sent. */
+  fingerprint: string;
+}
+
 export interface PetStore {
   list(filter: { limit: number; status?: PetStatus }): Promise<Pet[]>;
   create(pet: NewPet): Promise<Pet>;
+  /** `replayed`: the pet was created by an earlier request with this key, and is returned as it was then. */
+  createOnce(pet: NewPet, request: IdempotentRequest): Promise<{ pet: Pet; replayed: boolean }>;
   get(id: number): Promise<Pet | undefined>;
 }
 
+export interface PetStoreOptions {
+  /** How long an Idempotency-Key is remembered. */
+  idempotencyTtlSeconds: number;
+  /** Throws (503) while the database is not yet migrated. */
+  assertReady?: () => void;
+}
+
+// Namespaces pg_try_advisory_xact_lock keys: a request holding an Idempotency-Key holds its lock.
+const IDEMPOTENCY_LOCK_SEED = 727_002;
+
 // The API's camelCase names are given to the table's snake_case columns here and nowhere else.
-export function createPetStore(sql: Sql): PetStore {
+export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = () => {} }: PetStoreOptions): PetStore {
+  const insert = (q: Sql | TransactionSql, { name, categoryId, status }: NewPet) =>
+    // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
+    q<Pet[]>`
+      INSERT INTO pets (name, category_id, status)
+      VALUES (${name}, ${categoryId}, ${status})
+      RETURNING id, name, category_id AS "categoryId", status`;
+
   return {
     async list({ limit, status }) {
+      assertReady();
       // Ascending id order keeps pages stable. Two statements rather than one with
       // `status = $1 OR $1 IS NULL`, so that each is planned onto its own index.
       return withDeadline(
@@ -33,16 +64,48 @@ export function createPetStore(sql: Sql): PetStore {
       );
     },
 
-    async create({ name, categoryId, status }) {
-      // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
-      const [pet] = await withDeadline(sql<Pet[]>`
-        INSERT INTO pets (name, category_id, status)
-        VALUES (${name}, ${categoryId}, ${status})
-        RETURNING id, name, category_id AS "categoryId", status`);
-      return pet;
+    async create(pet) {
+      assertReady();
+      const [created] = await withDeadline(insert(sql, pet));
+      return created;
+    },
+
+    async createOnce(pet, { owner, key, fingerprint }) {
+      assertReady();
+      // One transaction: the pet and the record of its response commit together or not at
+      // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
+      return withDeadline(
+        sql.begin(async (tx) => {
+          const [{ locked }] = await tx<{ locked: boolean }[]>`
+            SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`;
+          if (!locked) {
+            throw new HttpError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry after it completes');
+          }
+          const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
+            SELECT fingerprint, response
+            FROM idempotency_keys
+            WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
+          if (earlier) {
+            if (earlier.fingerprint !== fingerprint) {
+              throw new HttpError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request');
+            }
+            return { pet: JSON.parse(earlier.response) as Pet, replayed: true };
+          }
+          const [created] = await insert(tx, pet);
+          // An expired record of the same key is replaced.
+          await tx`
+            INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
+            VALUES (${owner}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${idempotencyTtlSeconds}))
+            ON CONFLICT (owner, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
+                  created_at = now(), expires_at = EXCLUDED.expires_at`;
+          return { pet: created, replayed: false };
+        }),
+      );
     },
 
     async get(id) {
+      assertReady();
       const [pet] = await withDeadline(sql<Pet[]>`
         SELECT id, name, category_id AS "categoryId", status
         FROM pets

@@ -55,7 +55,11 @@ export class ContractChecker {
       const body = this.api.validator.validateResponse(res.body, operation, res.status);
       if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);
     }
-    const headers = this.api.validator.validateResponseHeaders(res.headers, operation, { statusCode: res.status, setMatchType: SetMatchType.Superset });
+    // Documented headers are checked when present; those the spec marks required must be there.
+    const headers = this.api.validator.validateResponseHeaders(res.headers, operation, { statusCode: res.status, setMatchType: SetMatchType.Any });
     if (headers.errors) fail(`the headers do not match the ${operation.operationId} ${res.status} response`, headers.errors);
+    const response = (responses[String(res.status)] ?? responses.default) as { headers?: Record<string, { required?: boolean }> };
+    const missing = Object.entries(response.headers ?? {}).filter(([name, h]) => h.required && res.headers[name.toLowerCase()] === undefined);
+    if (missing.length > 0) fail(`required header(s) ${missing.map(([n]) => n).join(', ')} missing from the ${operation.operationId} ${res.status} response`);
   }
 }

@@ -8,6 +8,8 @@ import pino from 'pino';
 import { type Spec, loadSpec } from '../../src/spec';
 import { migrate } from '../../src/store/migrate';
 import { createStores } from '../../src/store';
+import { createRateLimiter } from '../../src/store/rateLimits';
+import type { RateLimit } from '../../src/config';
 import { ContractChecker } from './contract';
 import { type TestDatabase, freshDatabase } from './databases';
 
@@ -41,13 +43,16 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string } = {}): Promise<TestApp> {
+export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off' } = {}): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
   const { logger, lines } = captureLogs();
   const spec = loadSpec();
-  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql), logger, metricsToken: options.metricsToken });
+  // Rate limiting is on, as in production, with a limit no ordinary test reaches.
+  const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
+  const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logger);
+  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger, metricsToken: options.metricsToken, rateLimiter });
   const checker = await ContractChecker.create(spec);
   return {
     app,

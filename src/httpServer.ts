@@ -1,0 +1,55 @@
+import { type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ErrorCode } from './errors';
+
+export interface ServerTimeouts {
+  /** Time a client has to send the request line and headers (slow-header clients get 408). */
+  headersTimeoutMs: number;
+  /** Time a client has to send the whole request, body included (slow-body clients get 408). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open; above a load balancer's idle timeout (60 s on most). */
+  keepAliveTimeoutMs: number;
+}
+
+/** What Node's HTTP parser and timers report before a request reaches the app, as the Error body. */
+function clientErrorOf(err: NodeJS.ErrnoException): { status: number; code: ErrorCode; message: string } {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'request_timeout', message: 'The request was not received in time' };
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, code: 'header_fields_too_large', message: 'The request headers are larger than 16 KiB' };
+    default:
+      return { status: 400, code: 'bad_request', message: 'The request is not valid HTTP/1.1' };
+  }
+}
+
+/** The HTTP server for an app: Node's parser limits, timeouts against slow clients, and Error bodies for what they refuse. */
+export function createHttpServer(app: RequestListener, t: ServerTimeouts): Server {
+  const server = createServer(
+    {
+      headersTimeout: t.headersTimeoutMs,
+      requestTimeout: t.requestTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default, too coarse for them).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(t.headersTimeoutMs / 4))),
+    },
+    app,
+  );
+  server.keepAliveTimeout = t.keepAliveTimeoutMs;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
+    // A reset connection has no one to answer; a response already begun cannot be replaced.
+    if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const { status, code, message } = clientErrorOf(err);
+    const body = JSON.stringify({ code, message, status });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
+        body,
+    );
+  });
+  return server;
+}

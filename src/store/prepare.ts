@@ -1,0 +1,99 @@
+import type { Sql } from '../db';
+import { isDatabaseUnavailable, serviceUnavailable } from '../errors';
+import type { Logger } from '../logger';
+import { migrate } from './migrate';
+
+/** A database this service must not run on: the process stops with this, it is not retried. */
+export class UnsafeDatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafeDatabaseError';
+  }
+}
+
+/**
+ * A 201 promises the pet is stored. With fsync or synchronous_commit off PostgreSQL
+ * acknowledges commits it can still lose in a crash, so the service refuses such a server.
+ */
+export async function checkDurability(sql: Sql): Promise<void> {
+  const [{ fsync }] = await sql<{ fsync: string }[]>`SELECT current_setting('fsync') AS fsync`;
+  const [{ commit }] = await sql<{ commit: string }[]>`SELECT current_setting('synchronous_commit') AS commit`;
+  const problems = [
+    ...(fsync === 'off' ? ['fsync is off'] : []),
+    ...(commit === 'off' ? ['synchronous_commit is off'] : []),
+  ];
+  if (problems.length > 0) {
+    throw new UnsafeDatabaseError(
+      `Refusing to serve: on this database ${problems.join(' and ')}, so a pet acknowledged with 201 could be lost in a crash. ` +
+        'Turn them on (ALTER SYSTEM SET fsync = on; ALTER SYSTEM SET synchronous_commit = on; then reload), ' +
+        'and check that no ALTER ROLE/DATABASE … SET turns them off for this connection.',
+    );
+  }
+}
+
+export interface DatabasePreparation {
+  /** Resolves with the migrations applied once the database is usable; rejects only on an UnsafeDatabaseError or a migration conflict. */
+  done: Promise<number[]>;
+  /** Throws a 503 until the database is prepared. Cheap: called on every request that touches the database. */
+  assertReady(): void;
+  /** Why the database is not ready yet, or undefined once it is. */
+  pendingReason(): string | undefined;
+  /** Stops retrying (on shutdown). */
+  cancel(): void;
+}
+
+export interface PrepareOptions {
+  logger: Logger;
+  /** Check fsync and synchronous_commit (not on the embedded PGlite, which runs without fsync). */
+  requireDurable: boolean;
+  retryMs?: number;
+}
+
+/**
+ * Migrates the database and checks it is safe, retrying for as long as it is unreachable:
+ * the process serves from the start (503 with Retry-After until this is done, /readyz not
+ * ready) and needs no restart when the database appears.
+ */
+export function prepareDatabase(sql: Sql, { logger, requireDurable, retryMs = 500 }: PrepareOptions): DatabasePreparation {
+  let ready = false;
+  let reason: string | undefined = 'connecting to the database';
+  let cancelled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const started = Date.now();
+
+  const done = new Promise<number[]>((resolve, reject) => {
+    let attempts = 0;
+    const attempt = async () => {
+      attempts += 1;
+      try {
+        if (requireDurable) await checkDurability(sql);
+        const applied = await migrate(sql);
+        ready = true;
+        reason = undefined;
+        if (attempts > 1) logger.info({ attempts, waitedMs: Date.now() - started }, 'database reachable: serving');
+        resolve(applied);
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) return reject(err);
+        reason = `the database is unreachable (${(err as { code?: string }).code})`;
+        // Once, then every 20th attempt (about every 10 s): the outage is visible without flooding the log.
+        if (attempts % 20 === 1) logger.warn({ attempts, code: (err as { code?: string }).code }, `${reason}: answering 503 and retrying`);
+        if (!cancelled) timer = setTimeout(attempt, retryMs);
+      }
+    };
+    void attempt();
+  });
+  // The owner awaits `done`; this keeps an early rejection from being reported as unhandled.
+  done.catch(() => {});
+
+  return {
+    done,
+    assertReady() {
+      if (!ready) throw serviceUnavailable(`The service is starting: ${reason}; retry shortly`);
+    },
+    pendingReason: () => reason,
+    cancel() {
+      cancelled = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { RateLimit } from '../config';
+import { type Sql, withDeadline } from '../db';
+import type { Logger } from '../logger';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in this window after this one. */
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+  windowSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Counts one request of `owner` (the SHA-256 of its API key) and says whether it may proceed. */
+  take(owner: string): Promise<RateDecision>;
+  /** Sends the counts not yet written; the server calls this on a timer and on shutdown. */
+  flush(): Promise<void>;
+}
+
+interface Counter {
+  window: number;
+  /** The count across every instance, as of this process's last exchange with the database. */
+  known: number;
+  /** Requests this process let through and has not yet added to the database. */
+  pending: number;
+  synced: boolean;
+  syncing?: Promise<void>;
+}
+
+/**
+ * Fixed windows per API key, counted in PostgreSQL so that every instance sees every
+ * request. Requests well under the limit cost no round trip: each process adds its counts
+ * in one statement per key every `flushMs`. A key's first request in a window, and any
+ * request that would reach the limit by this process's count, first ask the database.
+ * A request may therefore pass over the limit only by what other instances let through
+ * since their last flush.
+ */
+export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: RateLimit, logger: Logger): RateLimiter {
+  const counters = new Map<string, Counter>();
+  let lastFailureLog = 0;
+
+  const add = async (owner: string, window: number, n: number): Promise<number> => {
+    const [row] = await withDeadline(sql<{ count: number }[]>`
+      INSERT INTO rate_limit_counts (owner, window_start, count)
+      VALUES (${owner}, ${window * windowSeconds}, ${n})
+      ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
+      RETURNING count`);
+    return row.count;
+  };
+
+  const sync = (owner: string, c: Counter): Promise<void> => {
+    c.syncing ??= (async () => {
+      const n = c.pending;
+      c.pending = 0;
+      try {
+        c.known = await add(owner, c.window, n);
+        c.synced = true;
+      } catch (err) {
+        // The counts are kept for the next try. Requests are not refused because the
+        // limiter could not count them: the database being down answers them anyway.
+        c.pending += n;
+        if (Date.now() - lastFailureLog > 10_000) {
+          lastFailureLog = Date.now();
+          logger.warn({ err }, 'rate limiter: could not write the counts; retrying');
+        }
+      } finally {
+        c.syncing = undefined;
+      }
+    })();
+    return c.syncing;
+  };
+
+  const counterOf = (owner: string, window: number): Counter => {
+    let c = counters.get(owner);
+    if (!c || c.window !== window) {
+      c = { window, known: 0, pending: 0, synced: false };
+      counters.set(owner, c);
+    }
+    return c;
+  };
+
+  return {
+    async take(owner) {
+      const now = Date.now() / 1000;
+      const window = Math.floor(now / windowSeconds);
+      const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
+      const c = counterOf(owner, window);
+      const refused = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
+      // Counts only grow within a window: once the database says the limit is reached, it stays reached.
+      if (c.known >= limit) return refused;
+      if (!c.synced || c.known + c.pending >= limit) await sync(owner, c);
+      const used = c.known + c.pending;
+      if (used >= limit) return refused;
+      c.pending += 1;
+      return { allowed: true, limit, remaining: limit - used - 1, resetSeconds, windowSeconds };
+    },
+
+    async flush() {
+      const current = Math.floor(Date.now() / 1000 / windowSeconds);
+      await Promise.all(
+        [...counters].map(async ([owner, c]) => {
+          if (c.pending > 0) await sync(owner, c);
+          // A past window whose counts are written is of no more use here.
+          if (c.window < current && c.pending === 0) counters.delete(owner);
+        }),
+      );
+    },
+  };
+}
+
+/** Deletes expired Idempotency-Key records and past rate-limit windows. */
+export async function sweepExpired(sql: Sql): Promise<void> {
+  await withDeadline(sql`DELETE FROM idempotency_keys WHERE expires_at < now()`);
+  await withDeadline(sql`DELETE FROM rate_limit_counts WHERE window_start < extract(epoch FROM now()) - 86400`);
+}
