@@ -25,19 +25,20 @@ interface Counter {
   known: number;
   /** Requests this process let through and has not yet added to the database. */
   pending: number;
-  synced: boolean;
+  /** When `known` was read (ms since the epoch); 0: never. */
+  syncedAt: number;
   syncing?: Promise<void>;
 }
 
 /**
  * Fixed windows per API key, counted in PostgreSQL so that every instance sees every
- * request. Requests well under the limit cost no round trip: each process adds its counts
- * in one statement per key every `flushMs`. A key's first request in a window, and any
- * request that would reach the limit by this process's count, first ask the database.
- * A request may therefore pass over the limit only by what other instances let through
- * since their last flush.
+ * request. Most requests cost no round trip: a process adds the counts it let through, and
+ * reads the total back, in one statement per key — when its knowledge of the total is older
+ * than `maxStalenessMs`, when a request would reach the limit by its count, and on the
+ * server's flush timer. So the limit can be passed only by what other instances let through
+ * within the last `maxStalenessMs`.
  */
-export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: RateLimit, logger: Logger): RateLimiter {
+export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: RateLimit, logger: Logger, { maxStalenessMs = 250 } = {}): RateLimiter {
   const counters = new Map<string, Counter>();
   let lastFailureLog = 0;
 
@@ -56,7 +57,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
       c.pending = 0;
       try {
         c.known = await add(owner, c.window, n);
-        c.synced = true;
+        c.syncedAt = Date.now();
       } catch (err) {
         // The counts are kept for the next try. Requests are not refused because the
         // limiter could not count them: the database being down answers them anyway.
@@ -75,7 +76,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
   const counterOf = (owner: string, window: number): Counter => {
     let c = counters.get(owner);
     if (!c || c.window !== window) {
-      c = { window, known: 0, pending: 0, synced: false };
+      c = { window, known: 0, pending: 0, syncedAt: 0 };
       counters.set(owner, c);
     }
     return c;
@@ -90,7 +91,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
       const refused = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
       // Counts only grow within a window: once the database says the limit is reached, it stays reached.
       if (c.known >= limit) return refused;
-      if (!c.synced || c.known + c.pending >= limit) await sync(owner, c);
+      if (Date.now() - c.syncedAt > maxStalenessMs || c.known + c.pending >= limit) await sync(owner, c);
       const used = c.known + c.pending;
       if (used >= limit) return refused;
       c.pending += 1;

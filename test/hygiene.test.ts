@@ -1,0 +1,144 @@
+import type { AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
+import type { Server } from 'node:http';
+import { createHttpServer } from '../src/httpServer';
+import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
+
+// HTTP hygiene and protection against slow or oversized clients, through the server
+// production runs (src/httpServer.ts), with timeouts made short for the test.
+let t: TestApp;
+let server: Server;
+let port: number;
+const TIMEOUTS = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 65_000 };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  server = createHttpServer(t.app, TIMEOUTS);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds from connecting to the server closing the connection. */
+  closedAfterMs: number;
+}
+
+/** Sends `parts` over a raw socket, `gapMs` apart, and reads until the server closes. */
+function raw(parts: string[], gapMs = 0): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let text = '';
+    socket.on('connect', async () => {
+      for (const part of parts) {
+        if (socket.destroyed) return;
+        socket.write(part);
+        if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+      }
+    });
+    socket.on('data', (c) => (text += c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), closedAfterMs: Date.now() - started });
+    });
+  });
+}
+
+describe('OPTIONS', () => {
+  test.each([
+    ['/v1/pets', 'GET, HEAD, POST, OPTIONS'],
+    ['/v1/pets/1', 'GET, HEAD, OPTIONS'],
+    ['/healthz', 'GET, HEAD, OPTIONS'],
+  ])('OPTIONS %s answers 204 with Allow: %s, key or not', async (path, allow) => {
+    for (const withKey of [false, true]) {
+      const req = t.api.options(path);
+      if (withKey) req.set(auth());
+      const res = await req.expect(204);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.text).toBe('');
+    }
+  });
+
+  test('OPTIONS on a path that does not exist is 404 with a key, 401 without', async () => {
+    await t.api.options('/v1/nowhere').set(auth()).expect(404);
+    await t.api.options('/v1/nowhere').expect(401);
+  });
+});
+
+describe('security headers for a JSON API', () => {
+  test.each([
+    ['a success', () => t.api.get('/v1/pets').set(auth()), 200],
+    ['a create', () => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
+    ['a 400', () => t.api.get('/v1/pets?limit=0').set(auth()), 400],
+    ['a 401', () => t.api.get('/v1/pets'), 401],
+    ['a 404', () => t.api.get('/v1/pets/999999').set(auth()), 404],
+    ['a probe', () => t.api.get('/readyz'), 200],
+  ])('%s carries nosniff and Cache-Control: no-store, and does not name the framework', async (_what, call, status) => {
+    const res = await call().expect(status);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  test('the published contract carries nosniff too', async () => {
+    const res = await t.api.get('/openapi.json').expect(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('slow and oversized clients', () => {
+  test('when the headers arrive too slowly, then 408 with the Error body and the connection is closed', async () => {
+    const res = await raw(['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', 'X-Slow: 1\r\n', 'X-Slow: 2\r\n', 'X-Slow: 3\r\n', 'X-Slow: 4\r\n', '\r\n'], 200);
+    expect(res.status).toBe(408);
+    expect(JSON.parse(res.body)).toEqual({ code: 'request_timeout', message: 'The request was not received in time', status: 408 });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.closedAfterMs).toBeLessThan(TIMEOUTS.headersTimeoutMs + 1_000);
+  });
+
+  test('when the body arrives too slowly, then 408 and nothing is stored', async () => {
+    const body = JSON.stringify(buildNewPet({ name: 'Slow body' }));
+    const chunks = body.match(/.{1,4}/g) ?? [];
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth().Authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const res = await raw([head, ...chunks], 150);
+    expect(res.status).toBe(408);
+    expect(JSON.parse(res.body).code).toBe('request_timeout');
+    expect(res.closedAfterMs).toBeLessThan(TIMEOUTS.requestTimeoutMs + 1_000);
+    expect(await t.sql`SELECT 1 FROM pets WHERE name = 'Slow body'`).toHaveLength(0);
+  });
+
+  test('when the headers are larger than 16 KiB, then 431 with the Error body', async () => {
+    const res = await raw([`GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
+    expect(res.status).toBe(431);
+    expect(JSON.parse(res.body)).toEqual({ code: 'header_fields_too_large', message: 'The request headers are larger than 16 KiB', status: 431 });
+  });
+
+  test('when the request is not HTTP, then 400 with the Error body', async () => {
+    const res = await raw(['HELLO there\r\n\r\n']);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({ code: 'bad_request', message: 'The request is not valid HTTP/1.1', status: 400 });
+  });
+
+  test('the keep-alive timeout outlasts a load balancer\'s 60 s idle timeout', () => {
+    expect(server.keepAliveTimeout).toBe(65_000);
+    expect(server.headersTimeout).toBe(TIMEOUTS.headersTimeoutMs);
+    expect(server.requestTimeout).toBe(TIMEOUTS.requestTimeoutMs);
+  });
+
+  test('a client that keeps its connection open gets several answers on it', async () => {
+    const request = `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth().Authorization}\r\n\r\n`;
+    const res = await raw([request, request, `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`], 50);
+    expect(res.status).toBe(200);
+    expect(res.body.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,93 @@
+import pino from 'pino';
+import { createApp } from '../src/app';
+import { loadSpec } from '../src/spec';
+import { createStores } from '../src/store';
+import { createRateLimiter } from '../src/store/rateLimits';
+import { ContractChecker } from './support/contract';
+import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, contractClient, startTestApp } from './support/harness';
+
+// Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP.
+const LIMIT = 5;
+let t: TestApp;
+beforeAll(async () => {
+  // A window of an hour, so that no test run straddles a reset.
+  t = await startTestApp({ rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
+});
+afterAll(() => t.close());
+
+const parse = (header: string | undefined) => Object.fromEntries((header ?? '').split(';').slice(1).map((p) => p.split('=')).map(([k, v]) => [k, Number(v)]));
+
+describe('rate limiting per API key', () => {
+  test('when a key makes more requests than its limit, then the excess gets 429 with Retry-After and the RateLimit headers', async () => {
+    const remaining: number[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await t.api.get('/v1/pets').set(auth()).expect(200);
+      expect(res.headers['ratelimit-policy']).toBe(`"per-key";q=${LIMIT};w=3600`);
+      remaining.push(parse(res.headers.ratelimit).r);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    // Every operation counts against the same key, a create as well as a list.
+    const refused = await t.api.post('/v1/pets').set(auth()).send(buildNewPet()).expect(429);
+    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in 3600 s`), status: 429 });
+    const reset = parse(refused.headers.ratelimit).t;
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(3600);
+    expect(refused.headers['retry-after']).toBe(String(reset));
+    expect(parse(refused.headers.ratelimit).r).toBe(0);
+    await t.api.get('/v1/pets/1').set(auth()).expect(429);
+    // Refused requests do not reach the store.
+    expect((await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`)[0].n).toBe(0);
+  });
+
+  test('another key has its own count', async () => {
+    await t.api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(200);
+  });
+
+  test('requests without a valid key get 401 and are not counted against any key', async () => {
+    await t.api.get('/v1/pets').expect(401);
+    await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
+  });
+
+  test('the probes are not limited', async () => {
+    await t.api.get('/healthz').expect(200);
+    await t.api.get('/readyz').expect(200);
+  });
+
+  test('the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
+    const rows = await t.sql<{ owner: string; count: number }[]>`SELECT owner, count FROM rate_limit_counts ORDER BY count DESC`;
+    expect(rows[0].count).toBe(LIMIT);
+    expect(rows.map((r) => r.owner)).not.toContain(API_KEY);
+    expect(rows[0].owner).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('a second instance on the same database refuses the key at once, and what it counts reaches the first', async () => {
+    const logger = pino({ level: 'silent' });
+    const spec = loadSpec();
+    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logger);
+    const app = await createApp({ spec, apiKeys: [API_KEY, OTHER_API_KEY], ...createStores(t.sql, { idempotencyTtlSeconds: 86_400 }), logger, rateLimiter });
+    const api = contractClient(app, await ContractChecker.create(spec));
+    await api.get('/v1/pets').set(auth()).expect(429);
+    // …and counts what it lets through where the first instance sees it.
+    for (let i = 0; i < LIMIT - 1; i++) await api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(200);
+    await rateLimiter.flush();
+    // The first instance rereads a count older than 250 ms before deciding: it now sees 1 + 4.
+    await new Promise((r) => setTimeout(r, 300));
+    await t.api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(429);
+  });
+});
+
+describe('RATE_LIMIT=off', () => {
+  let open: TestApp;
+  beforeAll(async () => {
+    open = await startTestApp({ rateLimit: 'off' });
+  });
+  afterAll(() => open.close());
+
+  test('no request is limited and no RateLimit headers are sent', async () => {
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const res = await open.api.get('/v1/pets').set(auth()).expect(200);
+      expect(res.headers.ratelimit).toBeUndefined();
+      expect(res.headers['ratelimit-policy']).toBeUndefined();
+    }
+  });
+});
