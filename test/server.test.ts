@@ -1,65 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../src/paths';
 import { loadSpec } from '../src/spec';
 import { type TestDatabase, freshDatabase } from './support/databases';
+import { reap, reapAll, spawnServer, startServer, stop } from './support/processes';
 
-// The real process entry (src/server.ts), as `npm start` runs it, compiled on the fly.
-interface Running {
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-const spawned: ChildProcess[] = [];
-afterAll(() => spawned.forEach(reap));
-
-const FROM_SOURCE = [process.execPath, '-r', 'ts-node/register', 'src/server.ts'];
-
-function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(command[0], command.slice(1), {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that cleanup can reach anything it started (see reap).
-    detached: true,
-  });
-  spawned.push(child);
-  let text = '';
-  child.stdout?.on('data', (c) => (text += c));
-  child.stderr?.on('data', (c) => (text += c));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => text, exit };
-}
-
-async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Promise<Running> {
-  const s = spawnServer(env, command);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const match = /listening on (http:\/\/[^\s"]+)/.exec(s.output());
-    if (match) return { ...s, baseUrl: match[1] };
-    if (s.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** SIGTERM to the process we spawned, as a process manager sends it; resolves with its exit code. */
-async function stop(server: Running): Promise<number | null> {
-  server.child.kill('SIGTERM');
-  return server.exit;
-}
-
-/** Kills whatever is left of a spawned process group (for example a server orphaned by npm). */
-function reap(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // ESRCH: nothing left.
-  }
-}
+afterAll(reapAll);
 
 describe('the server process (npm start)', () => {
   let db: TestDatabase;

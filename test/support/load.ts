@@ -1,0 +1,69 @@
+/** What one HTTP call gave: its status (0 when no response came), time taken, and body. */
+export interface Outcome {
+  status: number;
+  ms: number;
+  body: any;
+  headers: Headers | undefined;
+}
+
+export async function call(url: string, init: RequestInit = {}, timeoutMs = 15_000): Promise<Outcome> {
+  const started = Date.now();
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    return { status: res.status, ms: Date.now() - started, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  } catch {
+    return { status: 0, ms: Date.now() - started, body: undefined, headers: undefined };
+  }
+}
+
+/** Calls `fn` every `everyMs` until it returns true; resolves with the milliseconds that took. */
+export async function waitFor(fn: () => Promise<boolean>, { timeoutMs = 30_000, everyMs = 25 } = {}): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await fn()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`not true after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface CreateLoad {
+  /** Every pet the service acknowledged with 201: id → name. */
+  acknowledged: Map<number, string>;
+  /** Count of responses by status (0: no response). */
+  statuses: Map<number, number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `connections` clients each creating pets one after another, with unique names, until
+ * stopped; a client whose server is gone keeps trying (so a restarted server gets load again).
+ */
+export function createLoad(baseUrl: () => string, apiKey: string, connections: number, tag: string): CreateLoad {
+  const acknowledged = new Map<number, string>();
+  const statuses = new Map<number, number>();
+  let running = true;
+  let seq = 0;
+  const worker = async () => {
+    while (running) {
+      const name = `${tag} ${++seq}`;
+      const r = await call(`${baseUrl()}/pets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, categoryId: seq }),
+      }, 10_000);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status === 201) acknowledged.set(r.body.id, name);
+      if (r.status === 0 || r.status === 503) await new Promise((res) => setTimeout(res, 20));
+    }
+  };
+  const workers = Array.from({ length: connections }, worker);
+  return {
+    acknowledged,
+    statuses,
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}

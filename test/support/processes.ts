@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { projectRoot } from '../../src/paths';
+
+// The real process entry (src/server.ts) as `npm start` runs it, compiled on the fly,
+// in its own process group so that cleanup reaches anything it started.
+export const FROM_SOURCE = [process.execPath, '-r', 'ts-node/register', 'src/server.ts'];
+
+export interface Spawned {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+export interface Running extends Spawned {
+  baseUrl: string;
+  /** The origin without the API root, for the probes. */
+  origin: string;
+}
+
+const spawned: ChildProcess[] = [];
+/** Kills whatever is left of every process a test file spawned; call from afterAll. */
+export const reapAll = () => spawned.forEach(reap);
+
+export function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Spawned {
+  const child = spawn(command[0], command.slice(1), {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  spawned.push(child);
+  let text = '';
+  child.stdout?.on('data', (c) => (text += c));
+  child.stderr?.on('data', (c) => (text += c));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => text, exit };
+}
+
+/** Spawns the server and waits for its "listening on" line. */
+export async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Promise<Running> {
+  const s = spawnServer(env, command);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(s.output());
+    if (match) return { ...s, baseUrl: match[1], origin: new URL(match[1]).origin };
+    if (s.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** SIGTERM to the process we spawned, as a process manager sends it; resolves with its exit code. */
+export async function stop(server: Spawned): Promise<number | null> {
+  server.child.kill('SIGTERM');
+  return server.exit;
+}
+
+/** Kills whatever is left of a spawned process group (for example a server orphaned by npm). */
+export function reap(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: nothing left.
+  }
+}
