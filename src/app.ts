@@ -125,7 +125,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       }
       if (op.requestMediaTypes.length > 0) {
         request.body = await readJsonBody(req, res, op.requestMediaTypes);
-        if (typeof req.body === 'string' && req.body !== '') request.bodyFingerprint = createHash('sha256').update(req.body).digest('hex');
+        // The bytes as sent (express.raw leaves them in req.body).
+        if (Buffer.isBuffer(req.body) && req.body.length > 0) request.bodyFingerprint = createHash('sha256').update(req.body).digest('hex');
       }
       const raw = rawIntegerErrors(op, c.request.query, c.request.params);
       if (raw.length > 0) {

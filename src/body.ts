@@ -4,9 +4,11 @@ import { HttpError } from './errors';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
-// express.text reads the raw text (size limit, Content-Encoding, charset decoding and
-// their errors); parsing stays here so that numbers can be checked against the source text.
-const readText = express.text({ type: () => true, limit: BODY_LIMIT_BYTES });
+// express.raw reads the bytes (size limit, Content-Encoding and their errors); decoding and
+// parsing stay here, so that bytes that are not UTF-8 are refused rather than replaced with
+// U+FFFD, and numbers can be checked against the source text.
+const readBytes = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -29,8 +31,13 @@ export async function readJsonBody(req: Request, res: Response, mediaTypes: read
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
   }
-  await new Promise<void>((resolve, reject) => readText(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
-  const text = typeof req.body === 'string' ? req.body : '';
+  await new Promise<void>((resolve, reject) => readBytes(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  let text = '';
+  try {
+    text = Buffer.isBuffer(req.body) ? utf8.decode(req.body) : '';
+  } catch {
+    throw new HttpError(400, 'malformed_json', 'The request body is not valid UTF-8');
+  }
   if (text.trim() === '') return undefined;
   return parseJsonExactly(text);
 }

@@ -1,5 +1,5 @@
 import { BODY_LIMIT_BYTES } from '../src/body';
-import { type Pet, type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
+import { type Pet, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from './support/harness';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -171,6 +171,21 @@ describe('POST /v1/pets (createPet)', () => {
     const before = await count();
     const res = await t.api.post('/v1/pets').set('Content-Type', 'text/plain').send('not json').expect(401);
     expect(res.body.code).toBe('unauthorized');
+    expect(await count()).toBe(before);
+  });
+
+  test('when the body is not valid UTF-8, then 400 and nothing is stored (never a U+FFFD in its place)', async () => {
+    const before = await count();
+    const bytes = Buffer.concat([Buffer.from('{"name":"Bad '), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]);
+    // Sent as bytes by fetch: supertest would serialize a Buffer as JSON.
+    const server = await listenOnLoopback(t.app);
+    try {
+      const res = await fetch(`${server.origin}/v1/pets`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: bytes });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ code: 'malformed_json', message: 'The request body is not valid UTF-8', status: 400 });
+    } finally {
+      await server.close();
+    }
     expect(await count()).toBe(before);
   });
 });
