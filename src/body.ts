@@ -63,13 +63,16 @@ function exactIntegerOf(token: string): bigint | undefined {
 /**
  * True when JSON.parse would turn the token into an integer other than the one written
  * (9007199254740993 becomes …992, 4503599627370497.5 becomes …498, 1e-400 becomes 0) or
- * into Infinity (2e400). Fractional values that stay fractional are ordinary floats and
- * left to validation.
+ * into Infinity (2e400). Fractional values that stay fractional, and large values written as floats,
+ * are ordinary floats, left to validation.
  */
 function changesWhenParsed(token: string): boolean {
   const n = Number(token);
   if (!Number.isFinite(n)) return true;
   if (!Number.isInteger(n)) return false;
+  // Written as a float and beyond 2^53: a float by intent, every such double is an
+  // "integer", and an integer field refuses it by its range; left to the schema.
+  if (/[.eE]/.test(token) && Math.abs(n) > 2 ** 53) return false;
   const exact = exactIntegerOf(token);
   return exact === undefined || exact !== BigInt(n);
 }

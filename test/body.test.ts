@@ -22,6 +22,8 @@ describe('parseJsonExactly', () => {
     ['[1,2,3]', [1, 2, 3]],
     ['"🐈"', '🐈'],
     ['{"emoji":"\\ud83d\\udc08"}', { emoji: '🐈' }],
+    // Found by the fuzzer in an ignored property: a large float is a float, not a rounded integer.
+    ['{"x":-8.669118362183402e+120,"y":1.5e300}', { x: -8.669118362183402e120, y: 1.5e300 }],
   ])('%s is parsed as written', (text, value) => {
     expect(parseJsonExactly(text)).toEqual(value);
   });
