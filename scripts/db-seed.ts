@@ -6,8 +6,7 @@
 import { loadConfig } from '../src/config';
 import { connect } from '../src/db';
 import { migrate } from '../src/store/migrate';
-
-const BATCH = 10_000;
+import { seedSampleAnimals } from './lib/seed';
 
 function progress(done: number, total: number): void {
   const width = 30;
@@ -32,16 +31,8 @@ async function main(argv: string[]): Promise<number> {
   const sql = connect(databaseUrl, { max: 1 });
   try {
     await migrate(sql);
-    const [{ n: existing }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
     const started = Date.now();
-    for (let from = existing + 1; from <= count; from += BATCH) {
-      const to = Math.min(from + BATCH - 1, count);
-      await sql`
-        INSERT INTO pets (name, category_id, status)
-        SELECT 'Sample animal ' || g, 1 + g % 20, (ARRAY['available', 'pending', 'sold'])[1 + g % 3]
-        FROM generate_series(${from}::bigint, ${to}::bigint) AS g`;
-      progress(to - existing, count - existing);
-    }
+    const existing = await seedSampleAnimals(sql, count, progress);
     if (process.stdout.isTTY && count > existing) process.stdout.write('\n');
     const [{ n: samples }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
     const [{ n: total }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`;

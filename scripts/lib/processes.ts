@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { projectRoot } from '../../src/paths';
+import { connect } from '../../src/db';
+
+/** A database of its own on the server `adminUrl` names, dropped by `drop()`. */
+export async function scratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = connect(adminUrl, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const again = connect(adminUrl, { max: 1 });
+      try {
+        await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await again.end();
+      }
+    },
+  };
+}
+
+/** Runs a command to completion (asynchronously), failing with its output. */
+export function runToEnd(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `command` (a server that logs "listening on <url>") and waits until it listens. */
+export async function startServerProcess(command: string[], env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // What it printed, its last 64 KiB: a server under load logs a line per request.
+  let text = '';
+  const keep = (c: Buffer) => {
+    text += c;
+    if (text.length > 131_072) text = text.slice(-65_536);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(text);
+    if (match) return { child, baseUrl: match[1], output: () => text, stop: () => (child.kill('SIGTERM'), exit) };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${command.join(' ')} did not start:\n${text}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The product as production runs it: the build in dist/, started with node. */
+export async function startProduct(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  return startServerProcess([process.execPath, 'dist/src/server.js'], { PORT: '0', ...env });
+}

@@ -1,0 +1,135 @@
+/**
+ * npm run load [-- --duration SECONDS] [--connections N]
+ *
+ * A bounded load check: builds and starts the product as production runs it (on a database
+ * of its own on DATABASE_URL, dropped afterwards, or on the embedded PostgreSQL), then loads
+ * it over loopback with autocannon — a mix of listPets, listPets by status, getPet and
+ * createPet — and checks every response against the spec. Exits 1 unless there were zero
+ * errors, zero 5xx, zero unexpected statuses and zero contract violations.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import type { Response } from 'supertest';
+import { loadSpec } from '../src/spec';
+import { ContractChecker } from '../test/support/contract';
+import { runToEnd, scratchDatabase, startProduct } from './lib/processes';
+
+function option(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(argv[i + 1]);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const duration = option(argv, 'duration', 10);
+  const connections = option(argv, 'connections', 50);
+  const key = randomBytes(24).toString('base64url');
+  const auth = { authorization: `Bearer ${key}` };
+
+  process.stdout.write('load: building…\n');
+  await runToEnd(['npm', 'run', '-s', 'build']);
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'animal_store_load') : undefined;
+  const pgliteDir = scratch ? undefined : mkdtempSync(path.join(tmpdir(), 'animal-store-load-'));
+  // The rate limiter runs as in production, with a limit this load cannot reach.
+  const server = await startProduct({ DATABASE_URL: scratch?.url, PGLITE_DATA_DIR: pgliteDir, API_KEYS: key, RATE_LIMIT: '999999999/1h' });
+  let failures = 0;
+  try {
+    const origin = new URL(server.baseUrl).origin;
+    const where = scratch ? `a database of its own on ${new URL(process.env.DATABASE_URL as string).host}` : 'the embedded PostgreSQL';
+    process.stdout.write(`load: ${connections} connections for ${duration} s against ${server.baseUrl} on ${where}\n`);
+
+    // Some animals to read, made through the API.
+    const ids: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const res = await fetch(`${origin}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Load ${i}`, categoryId: i, status: ['available', 'pending', 'sold'][i % 3] }) });
+      if (res.status !== 201) throw new Error(`seeding got ${res.status}: ${await res.text()}`);
+      ids.push(((await res.json()) as { id: number }).id);
+    }
+
+    const checker = await ContractChecker.create(loadSpec());
+    const statuses = new Map<string, number>();
+    const violations: string[] = [];
+    let violationCount = 0;
+    let unexpected = 0;
+    // Each connection's context remembers the path of its request in flight.
+    type Context = { path?: string };
+    const remember = (path: string, ctx: object) => ((ctx as Context).path = path);
+    const expectStatus = (method: string, expected: number) => (status: number, body: string, context: object, headers: IncomingHttpHeaders | undefined) => {
+      const url = (context as Context).path ?? '?';
+      const label = `${method} ${url.replace(/\/\d+$/, '/{petId}').replace(/\?.*/, '')} ${status}`;
+      statuses.set(label, (statuses.get(label) ?? 0) + 1);
+      if (status !== expected) unexpected++;
+      try {
+        const lower = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+        checker.check(method, url, { status, body: body ? JSON.parse(body) : undefined, headers: lower } as unknown as Response);
+      } catch (err) {
+        violationCount++;
+        if (violations.length < 5) violations.push((err as Error).message.split('\n')[0]);
+      }
+    };
+    let n = 0;
+    const requests: autocannon.Request[] = [
+      { method: 'GET', path: '/v1/pets?limit=20', setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r), onResponse: expectStatus('get', 200) },
+      { method: 'GET', path: '/v1/pets?status=available&limit=100', setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r), onResponse: expectStatus('get', 200) },
+      {
+        method: 'GET',
+        setupRequest: (r, ctx) => {
+          const p = `/v1/pets/${ids[Math.floor(Math.random() * ids.length)]}`;
+          remember(p, ctx);
+          return { ...r, path: p };
+        },
+        onResponse: expectStatus('get', 200),
+      },
+      {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (r, ctx) => {
+          remember('/v1/pets', ctx);
+          n += 1;
+          return { ...r, body: JSON.stringify({ name: `Loaded ${n}`, categoryId: n }) };
+        },
+        onResponse: expectStatus('post', 201),
+      },
+    ];
+    const result = await autocannon({ url: origin, connections, duration, headers: auth, requests });
+
+    const fivexx = result['5xx'];
+    const line = (label: string, value: string | number) => process.stdout.write(`  ${label.padEnd(26)} ${value}\n`);
+    process.stdout.write('load: results\n');
+    line('requests', `${result.requests.total} (${Math.round(result.requests.average)} req/s)`);
+    line('latency p50 / p99', `${result.latency.p50} ms / ${result.latency.p99} ms`);
+    line('errors / timeouts', `${result.errors} / ${result.timeouts}`);
+    line('5xx', fivexx);
+    line('unexpected statuses', unexpected);
+    line('contract violations', violationCount);
+    for (const [label, count] of [...statuses].sort()) line(`  ${label}`, count);
+    for (const v of violations) process.stdout.write(`  violation: ${v}\n`);
+    failures = result.errors + result.timeouts + fivexx + unexpected + violationCount;
+    if (result.requests.total === 0) failures++;
+  } finally {
+    const code = await server.stop();
+    if (code !== 0) {
+      process.stdout.write(`load: the server exited ${code} on SIGTERM\n${server.output().slice(-2000)}\n`);
+      failures++;
+    }
+    await scratch?.drop();
+    if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+  }
+  process.stdout.write(failures === 0 ? 'load: passed (zero errors, zero 5xx, zero unexpected statuses, zero contract violations)\n' : `load: FAILED (${failures} problems)\n`);
+  return failures === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`load failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
