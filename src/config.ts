@@ -26,6 +26,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** A database with fsync or synchronous_commit off: refuse to serve on it, or serve and log an error. */
+  onUnsafeDatabase: 'refuse' | 'warn';
 }
 
 export interface RateLimit {
@@ -125,11 +127,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const headersTimeoutMs = integerVar(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000, problems);
   const requestTimeoutMs = integerVar(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
   const keepAliveTimeoutMs = integerVar(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 3_600_000, problems);
+  const onUnsafeDatabase = (env.ON_UNSAFE_DATABASE ?? 'refuse') as Config['onUnsafeDatabase'];
+  if (onUnsafeDatabase !== 'refuse' && onUnsafeDatabase !== 'warn') problems.push(`ON_UNSAFE_DATABASE must be refuse or warn, got ${JSON.stringify(env.ON_UNSAFE_DATABASE)}`);
   if (requestTimeoutMs < headersTimeoutMs) problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken,
-    rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs,
+    rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, onUnsafeDatabase,
   };
 }

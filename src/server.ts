@@ -54,7 +54,7 @@ interface Serving {
  */
 async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
   if (embedded) logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
-  const preparation = prepareDatabase(sql, { logger, requireDurable: embedded === undefined });
+  const preparation = prepareDatabase(sql, { logger, onUnsafe: embedded ? 'skip' : config.onUnsafeDatabase });
   preparation.done.catch((err: unknown) => {
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));
     process.exit(EXIT_REFUSED);

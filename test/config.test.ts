@@ -19,12 +19,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000 });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, onUnsafeDatabase: 'refuse' });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000', ON_UNSAFE_DATABASE: 'warn' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20000,
       keepAliveTimeoutMs: 75000,
+      onUnsafeDatabase: 'warn',
     });
   });
 
@@ -93,6 +94,10 @@ describe('loadConfig', () => {
       'KEEP_ALIVE_TIMEOUT_MS must be an integer from 100 to 3600000, got "x"',
     ]);
     expect(problemsOf({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000', API_KEYS: KEY })).toEqual(['REQUEST_TIMEOUT_MS (1000) must not be below HEADERS_TIMEOUT_MS (5000)']);
+  });
+
+  test('ON_UNSAFE_DATABASE is refuse or warn', () => {
+    expect(problemsOf({ ON_UNSAFE_DATABASE: 'ignore', API_KEYS: KEY })).toEqual(['ON_UNSAFE_DATABASE must be refuse or warn, got "ignore"']);
   });
 
   test('API_KEYS set but empty is refused rather than running without keys', () => {

@@ -118,6 +118,14 @@ describeWithThrowawayPostgres('durability', () => {
       const s = spawnServer({ ...ENV, DATABASE_URL: pg.url });
       expect(await s.exit).toBe(78);
       expect(s.output()).toContain(`Refusing to serve: on this database ${setting} is off`);
+      // ON_UNSAFE_DATABASE=warn: it serves, and says so loudly.
+      const warned = await startServer({ ...ENV, DATABASE_URL: pg.url, ON_UNSAFE_DATABASE: 'warn' });
+      try {
+        await waitFor(async () => (await call(`${warned.origin}/readyz`)).status === 200);
+        expect(warned.output()).toMatch(new RegExp(`"level":50.*${setting} is off.*Serving anyway, because ON_UNSAFE_DATABASE=warn`));
+      } finally {
+        expect(await stop(warned)).toBe(0);
+      }
     } finally {
       await pg.psql(`ALTER SYSTEM RESET ${setting}`);
       await pg.psql('SELECT pg_reload_conf()');

@@ -13,9 +13,11 @@ describe('the server process (npm start)', () => {
     db = await freshDatabase();
   });
   afterAll(() => db.drop());
+  // In embedded test mode the database is a PGlite, which runs without fsync: the server is told to accept it.
+  const dbEnv = () => ({ DATABASE_URL: db.url, ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}) });
 
   test('when API_KEYS is unset, then it prints a generated key, serves /v1 with it, and stops cleanly on SIGTERM', async () => {
-    const server = await startServer({ DATABASE_URL: db.url });
+    const server = await startServer(dbEnv());
     try {
       const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
       expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -31,7 +33,7 @@ describe('the server process (npm start)', () => {
   });
 
   test('npm start builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
-    const server = await startServer({ DATABASE_URL: db.url, API_KEYS: 'npm-start-key-0123456789' }, ['npm', 'start']);
+    const server = await startServer({ ...dbEnv(), API_KEYS: 'npm-start-key-0123456789' }, ['npm', 'start']);
     try {
       const res = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: 'Bearer npm-start-key-0123456789' } });
       expect(res.status).toBe(200);
@@ -45,7 +47,7 @@ describe('the server process (npm start)', () => {
 
   // Several processes need a real server: the embedded PostgreSQL serves one.
   (process.env.TEST_DB_MODE === 'server' ? test : test.skip)('WEB_CONCURRENCY=2 serves from two processes with one banner, one key, and stops on SIGTERM', async () => {
-    const server = await startServer({ DATABASE_URL: db.url, WEB_CONCURRENCY: '2' });
+    const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2' });
     try {
       expect(server.output()).toContain('(2 processes)');
       expect(server.output().match(/listening on/g)).toHaveLength(1);

@@ -44,8 +44,11 @@ export interface DatabasePreparation {
 
 export interface PrepareOptions {
   logger: Logger;
-  /** Check fsync and synchronous_commit (not on the embedded PGlite, which runs without fsync). */
-  requireDurable: boolean;
+  /**
+   * fsync or synchronous_commit off: `refuse` fails start-up, `warn` logs an error and serves,
+   * `skip` does not look (the embedded PGlite, which runs without fsync, warns of it itself).
+   */
+  onUnsafe: 'refuse' | 'warn' | 'skip';
   retryMs?: number;
 }
 
@@ -54,7 +57,7 @@ export interface PrepareOptions {
  * the process serves from the start (503 with Retry-After until this is done, /readyz not
  * ready) and needs no restart when the database appears.
  */
-export function prepareDatabase(sql: Sql, { logger, requireDurable, retryMs = 500 }: PrepareOptions): DatabasePreparation {
+export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: PrepareOptions): DatabasePreparation {
   let ready = false;
   let reason: string | undefined = 'connecting to the database';
   let cancelled = false;
@@ -66,7 +69,12 @@ export function prepareDatabase(sql: Sql, { logger, requireDurable, retryMs = 50
     const attempt = async () => {
       attempts += 1;
       try {
-        if (requireDurable) await checkDurability(sql);
+        if (onUnsafe !== 'skip') {
+          await checkDurability(sql).catch((err: unknown) => {
+            if (!(err instanceof UnsafeDatabaseError) || onUnsafe === 'refuse') throw err;
+            logger.error(`${err.message} Serving anyway, because ON_UNSAFE_DATABASE=warn.`);
+          });
+        }
         const applied = await migrate(sql);
         ready = true;
         reason = undefined;
