@@ -1,4 +1,4 @@
-import { type RequestListener, STATUS_CODES, type Server, createServer } from 'node:http';
+import { type RequestListener, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from './errors';
 
@@ -23,8 +23,16 @@ function clientErrorOf(err: NodeJS.ErrnoException): { status: number; code: Erro
   }
 }
 
+export interface HttpServer extends Server {
+  /**
+   * Stops accepting, lets the requests in flight finish (their responses close their
+   * connections), closes idle keep-alive connections, and after `ms` closes whatever is left.
+   */
+  drain(ms: number): Promise<void>;
+}
+
 /** The HTTP server for an app: Node's parser limits, timeouts against slow clients, and Error bodies for what they refuse. */
-export function createHttpServer(app: RequestListener, t: ServerTimeouts): Server {
+export function createHttpServer(app: RequestListener, t: ServerTimeouts): HttpServer {
   const server = createServer(
     {
       headersTimeout: t.headersTimeoutMs,
@@ -35,6 +43,26 @@ export function createHttpServer(app: RequestListener, t: ServerTimeouts): Serve
     app,
   );
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
+
+  // Responses not yet sent: on shutdown each is told to close its connection once done.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  const drain = async (ms: number) => {
+    draining = true;
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // A connection whose response was already on its way when the signal came goes idle after it.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    server.closeIdleConnections();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+    clearInterval(idle);
+    server.closeAllConnections();
+  };
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
     // A reset connection has no one to answer; a response already begun cannot be replaced.
     if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
@@ -51,5 +79,5 @@ export function createHttpServer(app: RequestListener, t: ServerTimeouts): Serve
         body,
     );
   });
-  return server;
+  return Object.assign(server, { drain });
 }

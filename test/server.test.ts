@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSpec } from '../src/spec';
@@ -31,6 +32,31 @@ describe('the server process (npm start)', () => {
     }
     expect(server.output()).toContain('SIGTERM: stopping');
   });
+
+  test('on SIGTERM, a request in flight finishes, new connections are refused, and it exits 0 well within 10 s', async () => {
+    const key = 'drain-key-0123456789abcdef';
+    const server = await startServer({ ...dbEnv(), API_KEYS: key });
+    const body = JSON.stringify({ name: 'In flight', categoryId: 1 });
+    // A create whose body is still arriving when the signal comes.
+    const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(server.baseUrl).port) });
+    let text = '';
+    socket.on('data', (c) => (text += c));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 300));
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
+    socket.write(body.slice(10));
+    const code = await server.exit;
+    const tookMs = Date.now() - signalled;
+    expect(text).toMatch(/^HTTP\/1\.1 201 Created/);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ id: expect.any(Number), name: 'In flight', categoryId: 1, status: 'available' });
+    expect(code).toBe(0);
+    expect(tookMs).toBeLessThan(5_000);
+    socket.destroy();
+  }, 60_000);
 
   test('npm start builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
     const server = await startServer({ ...dbEnv(), API_KEYS: 'npm-start-key-0123456789' }, ['npm', 'start']);
