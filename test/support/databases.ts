@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { connect } from '../../src/db';
+import { scratchDatabase } from '../../scripts/lib/processes';
 
 /**
  * Test databases. globalSetup decides the mode and hands it to the test files through
@@ -16,12 +16,6 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
 export async function freshDatabase(): Promise<TestDatabase> {
   if (process.env.TEST_DB_MODE === 'embedded') {
     const url = process.env.TEST_EMBEDDED_URL as string;
@@ -35,23 +29,6 @@ export async function freshDatabase(): Promise<TestDatabase> {
   }
   const adminUrl = process.env.TEST_ADMIN_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_URL is not set: run the tests through jest (globalSetup sets it)');
-  const name = `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}_${randomBytes(4).toString('hex')}`;
-  const admin = connect(adminUrl, { max: 1 });
-  try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    url: withDatabase(adminUrl, name),
-    max: 4,
-    async drop() {
-      const again = connect(adminUrl, { max: 1 });
-      try {
-        await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await again.end();
-      }
-    },
-  };
+  const db = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}`);
+  return { url: db.url, max: 4, drop: db.drop };
 }
