@@ -1,8 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
-import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
 import { withRequestDeadline } from './db';
@@ -11,6 +10,7 @@ import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import type { Logger } from './logger';
 import { createMetrics } from './metrics';
+import { operationalMiddleware } from './middleware';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
 import type { RateDecision, RateLimiter } from './store/rateLimits';
 import { type Spec, findRoute, underApiRoot } from './spec';
@@ -171,46 +171,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
-  // A JSON API's responses are never to be sniffed as something else.
-  app.use((_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    next();
-  });
-
   const metrics = createMetrics();
-  app.use((_req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const operation = res.locals.operationId === undefined ? undefined : spec.operations.get(res.locals.operationId);
-      const deprecated = operation && Object.keys(operation.deprecationHeaders).length > 0 ? { apiKey: res.locals.keyId } : undefined;
-      metrics.observe(operation?.operationId, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9, deprecated);
-    });
-    next();
-  });
-
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (res.statusCode === 503 ? 'warn' : res.statusCode >= 500 || err ? 'error' : 'info'),
-      customSuccessMessage: () => 'request completed',
-      customErrorMessage: () => 'request failed',
-      customProps: (_req, res) => ({ operationId: res.locals?.operationId, route: res.locals?.route, apiKey: res.locals?.keyId }),
-      // Never the headers: the Authorization header carries the key.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      wrapSerializers: false,
-      quietReqLogger: true,
-    }),
-  );
+  app.use(operationalMiddleware({ spec, logger: deps.logger, metrics }));
 
   // Prometheus metrics, outside the API root; behind their own token when METRICS_TOKEN is set.
   const metricsAuth = deps.metricsToken === undefined ? undefined : createBearerAuth([deps.metricsToken]);

@@ -1,0 +1,165 @@
+/**
+ * The benchmark's two baselines, measuring tools kept beside the product. Both implement
+ * the same contract over the same store (src/store/pets.ts, so the same SQL), the same
+ * bearer check (src/security.ts), the same exact JSON parsing (src/body.ts) and the same
+ * Error bodies, with the contract's checks written by hand (checks.ts) instead of derived
+ * from the spec:
+ *
+ * - `node`: node:http and nothing else — the limit.
+ * - `express`: express 5 with everything the product's requests go through except the
+ *   OpenAPI layer (the same security headers, metrics, log line, rate limiter and request
+ *   deadline): the floor, so that product/floor is the cost of the contract layer.
+ */
+import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import express from 'express';
+import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/body';
+import { withRequestDeadline } from '../../src/db';
+import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/errors';
+import type { Logger } from '../../src/logger';
+import { createMetrics } from '../../src/metrics';
+import { operationalMiddleware } from '../../src/middleware';
+import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from '../../src/security';
+import type { Spec } from '../../src/spec';
+import type { PetStore } from '../../src/store/pets';
+import type { RateLimiter } from '../../src/store/rateLimits';
+import { checkListQuery, checkNewPet, checkPetId } from './checks';
+
+export interface BaselineDeps {
+  spec: Spec;
+  apiKeys: readonly string[];
+  pets: PetStore;
+}
+
+const unauthorized = (auth: Exclude<AuthResult, { ok: true }>) =>
+  new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
+
+const PET = /^\/v1\/pets\/([^/]+)\/?$/;
+const PETS = /^\/v1\/pets\/?$/;
+const API_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
+
+/** Which operation a path and method name, or the 404/405 to answer. */
+function route(method: string, path: string): { op: 'listPets' | 'createPet' | 'getPet'; petId?: string } {
+  const m = method === 'HEAD' ? 'GET' : method;
+  if (PETS.test(path)) {
+    if (m === 'GET') return { op: 'listPets' };
+    if (m === 'POST') return { op: 'createPet' };
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, POST, OPTIONS`, { Allow: 'GET, HEAD, POST, OPTIONS' });
+  }
+  const pet = PET.exec(path);
+  if (pet) {
+    if (m === 'GET') return { op: 'getPet', petId: pet[1] };
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, OPTIONS`, { Allow: 'GET, HEAD, OPTIONS' });
+  }
+  throw new HttpError(404, 'not_found', `No route ${method} ${path}`);
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The body of a node:http request, as the product reads it: media type, 16 KiB, UTF-8, exact numbers. */
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  const [type, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
+  if (type !== 'application/json') throw new HttpError(415, 'unsupported_media_type', `Content-Type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? 'none')}`);
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > BODY_LIMIT_BYTES) throw new HttpError(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  let text: string;
+  try {
+    text = decoder.decode(Buffer.concat(chunks));
+  } catch {
+    throw new HttpError(400, 'malformed_json', 'The request body is not valid UTF-8');
+  }
+  return text.trim() === '' ? undefined : parseJsonExactly(text);
+}
+
+/** The limit: node:http, hand-written routing, checks and responses. */
+export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): RequestListener {
+  const authenticate = createBearerAuth(apiKeys);
+  const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...API_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.end(text);
+  };
+  return async (req, res) => {
+    const [path, search = ''] = (req.url ?? '/').split('?', 2);
+    let extra: Record<string, string> = {};
+    try {
+      const auth = authenticate(req.headers, req.rawHeaders);
+      if (!auth.ok) throw unauthorized(auth);
+      const { op, petId } = route(req.method ?? 'GET', path);
+      if (op === 'getPet') extra = deprecation;
+      if (op === 'listPets') return send(res, 200, await pets.list(checkListQuery(new URLSearchParams(search))));
+      if (op === 'getPet') {
+        const id = checkPetId(decodeURIComponent(petId as string));
+        const pet = await pets.get(id);
+        if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${id}`);
+        return send(res, 200, pet, extra);
+      }
+      if (search !== '') throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
+      return send(res, 201, await pets.create(checkNewPet(await readBody(req))));
+    } catch (err) {
+      const failure = toHttpError(err);
+      send(res, failure.status, errorBody(failure), { ...extra, ...failure.headers });
+    }
+  };
+}
+
+export interface ExpressFloorDeps extends BaselineDeps {
+  logger: Logger;
+  rateLimiter?: RateLimiter;
+}
+
+/** The floor: express 5 and the product's operational middleware, with hand-written checks instead of the OpenAPI layer. */
+export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter }: ExpressFloorDeps): express.Express {
+  const authenticate = createBearerAuth(apiKeys);
+  const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
+  const app = express();
+  app.set('x-powered-by', false);
+  app.set('etag', false);
+  app.use(operationalMiddleware({ spec, logger, metrics: createMetrics() }));
+  app.use('/v1', async (req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const auth = authenticate(req.headers, req.rawHeaders);
+    if (!auth.ok) return sendError(res, unauthorized(auth));
+    res.locals.keyId = auth.keyId;
+    if (rateLimiter) {
+      const d = await rateLimiter.take(auth.owner);
+      res.set({ 'RateLimit-Policy': `"per-key";q=${d.limit};w=${d.windowSeconds}`, RateLimit: `"per-key";r=${d.remaining};t=${d.resetSeconds}` });
+      if (!d.allowed) return sendError(res, new HttpError(429, 'rate_limited', `This API key made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`, { 'Retry-After': String(d.resetSeconds) }));
+    }
+    withRequestDeadline(next);
+  });
+  const query = (req: express.Request) => new URLSearchParams(req.originalUrl.split('?', 2)[1] ?? '');
+  app.get('/v1/pets', async (req, res) => {
+    res.locals.operationId = 'listPets';
+    res.json(await pets.list(checkListQuery(query(req))));
+  });
+  app.post('/v1/pets', async (req, res) => {
+    res.locals.operationId = 'createPet';
+    if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
+    const body = await readJsonBody(req, res, ['application/json']);
+    res.status(201).json(await pets.create(checkNewPet(body)));
+  });
+  app.get('/v1/pets/:petId', async (req, res) => {
+    res.locals.operationId = 'getPet';
+    res.set(deprecation);
+    const id = checkPetId(String(req.params.petId));
+    const pet = await pets.get(id);
+    if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${id}`);
+    res.json(pet);
+  });
+  app.use('/v1', (req) => {
+    route(req.method, req.originalUrl.split('?')[0]);
+    throw new HttpError(404, 'not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`);
+  });
+  app.use(errorMiddleware);
+  return app;
+}

@@ -1,0 +1,43 @@
+/**
+ * Starts one of the benchmark's baselines as its own process:
+ *   ts-node scripts/bench/serve.ts node|express   (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
+ * and prints "listening on http://127.0.0.1:<port>/v1" like the product.
+ */
+import { createServer } from 'node:http';
+import { loadConfig } from '../../src/config';
+import { connect } from '../../src/db';
+import { createLogger } from '../../src/logger';
+import { loadSpec } from '../../src/spec';
+import { createPetStore } from '../../src/store/pets';
+import { createRateLimiter } from '../../src/store/rateLimits';
+import { createExpressBaseline, createNodeBaseline } from './baselines';
+
+const kind = process.argv[2];
+if (kind !== 'node' && kind !== 'express') {
+  process.stderr.write('usage: serve.ts node|express\n');
+  process.exit(2);
+}
+const config = loadConfig(process.env);
+if (!config.databaseUrl) {
+  process.stderr.write('DATABASE_URL is not set\n');
+  process.exit(2);
+}
+const sql = connect(config.databaseUrl, { max: 10 });
+const spec = loadSpec();
+const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
+const logger = createLogger(config.logLevel);
+const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
+const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+const listener = kind === 'node' ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets }) : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logger, rateLimiter });
+const server = createServer(listener);
+server.keepAliveTimeout = config.keepAliveTimeoutMs;
+server.listen(config.port, config.host, () => {
+  const { port } = server.address() as { port: number };
+  process.stdout.write(`${kind} baseline listening on http://${config.host}:${port}/v1\n`);
+});
+process.on('SIGTERM', () => {
+  clearInterval(flushing);
+  server.close();
+  server.closeAllConnections();
+  void sql.end({ timeout: 1 }).then(() => process.exit(0));
+});
