@@ -1,0 +1,333 @@
+/**
+ * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--smoke] [--scale]
+ *
+ * The product against two baselines kept in scripts/bench/ (the node:http limit and the
+ * express floor), on a database of its own on DATABASE_URL seeded with --pets animals
+ * (100,000; statuses evenly spread), all loaded with autocannon over loopback, interleaved
+ * round by round after a discarded warm-up round. Prints per scenario req/s, p50, p99, errors
+ * and unexpected statuses for each, the ratios per round with their medians and geometric
+ * means, start-up time and memory, and checks the targets; writes the same as Markdown to
+ * scripts/bench/results/. --smoke: one short round, a small table, no targets. --scale: the
+ * listPets-by-status p99 at 10,000 and at 1,000,000 animals.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { connect } from '../src/db';
+import { projectRoot } from '../src/paths';
+import { migrate } from '../src/store/migrate';
+import { type ServerProcess, runToEnd, scratchDatabase, startProduct, startServerProcess } from './lib/processes';
+import { seedSampleAnimals } from './lib/seed';
+
+interface Options {
+  rounds: number;
+  duration: number;
+  connections: number;
+  pets: number;
+  smoke: boolean;
+  scale: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const num = (name: string, fallback: number) => {
+    const i = argv.indexOf(`--${name}`);
+    if (i < 0) return fallback;
+    const v = Number(argv[i + 1]);
+    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
+    return v;
+  };
+  const smoke = argv.includes('--smoke');
+  return {
+    rounds: num('rounds', smoke ? 1 : 3),
+    duration: num('duration', smoke ? 1 : 5),
+    connections: num('connections', 50),
+    pets: num('pets', smoke ? 1_000 : 100_000),
+    smoke,
+    scale: argv.includes('--scale'),
+  };
+}
+
+type Contestant = 'product' | 'cluster' | 'express' | 'node';
+const CONTESTANTS: Contestant[] = ['node', 'express', 'product', 'cluster'];
+const LABEL: Record<Contestant, string> = { product: 'product', cluster: 'product ×2 (cluster)', express: 'express floor', node: 'node:http limit' };
+
+interface Scenario {
+  name: string;
+  database: boolean;
+  expected: number;
+  /** autocannon's options for it; `path` is joined to the server's origin. */
+  request: (key: string, pets: number) => Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'requests'> & { path?: string };
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+const SCENARIOS: Scenario[] = [
+  { name: 'GET /v1/pets?limit=20', database: true, expected: 200, request: (key) => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(key) }) },
+  { name: 'GET /v1/pets?status=available&limit=100', database: true, expected: 200, request: (key) => ({ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(key) }) },
+  {
+    name: 'GET /v1/pets/{random id}',
+    database: true,
+    expected: 200,
+    request: (key, pets) => ({
+      headers: auth(key),
+      requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }) }],
+    }),
+  },
+  {
+    name: 'POST /v1/pets (valid)',
+    database: true,
+    expected: 201,
+    request: (key) => ({ method: 'POST', path: '/v1/pets', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Benchmarked', categoryId: 7, status: 'pending' }) }),
+  },
+  {
+    name: 'POST /v1/pets (invalid: 400)',
+    database: false,
+    expected: 400,
+    request: (key) => ({ method: 'POST', path: '/v1/pets', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'No category' }) }),
+  },
+  { name: 'GET /v1/pets without a key (401)', database: false, expected: 401, request: () => ({ method: 'GET', path: '/v1/pets' }) },
+];
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  unexpected: number;
+  rssMb: number;
+}
+
+/** Resident memory of a process and its children (cluster workers), in MB: the largest one. */
+function rssOf(pid: number): number {
+  const rss = (p: number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const children = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return Math.max(rss(pid), ...children.map(rss));
+}
+
+async function measure(server: ServerProcess, scenario: Scenario, key: string, o: Options): Promise<Measurement> {
+  let rssMb = 0;
+  const sampler = setInterval(() => (rssMb = Math.max(rssMb, rssOf(server.child.pid as number))), 250);
+  const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
+  const result = await autocannon({ url: `${new URL(server.baseUrl).origin}${requestPath}`, connections: o.connections, duration: o.duration, ...options });
+  clearInterval(sampler);
+  rssMb = Math.max(rssMb, rssOf(server.child.pid as number));
+  const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const unexpected = Object.entries(byStatus).reduce((n, [code, s]) => (Number(code) === scenario.expected ? n : n + s.count), 0);
+  if (process.env.BENCH_DEBUG) process.stderr.write(`${scenario.name} ${JSON.stringify(byStatus)} non2xx=${result.non2xx}\n`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, unexpected, rssMb };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const geomean = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+const f2 = (x: number) => x.toFixed(2);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** From spawning the built product to its first 200 on GET /v1/pets, in ms. */
+async function startupMs(env: NodeJS.ProcessEnv, key: string): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const server = startServerProcess([process.execPath, 'dist/src/server.js'], { ...env, PORT: String(port) });
+  for (const deadline = started + 30_000; performance.now() < deadline; ) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=1`, { headers: auth(key) });
+      if (res.status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const ms = performance.now() - started;
+  await (await server).stop();
+  return ms;
+}
+
+async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line: string) => void): Promise<boolean> {
+  const db = await scratchDatabase(adminUrl, 'animal_store_bench_scale');
+  const sql = connect(db.url, { max: 1 });
+  try {
+    await migrate(sql);
+    const p99At = async (count: number) => {
+      await seedSampleAnimals(sql, count);
+      await sql`ANALYZE pets`;
+      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: '999999999/1h' });
+      try {
+        const scenario = SCENARIOS[1];
+        await measure(server, scenario, key, { ...o, duration: 2 });
+        const runs = [];
+        for (let i = 0; i < o.rounds; i++) runs.push((await measure(server, scenario, key, o)).p99);
+        return median(runs);
+      } finally {
+        await server.stop();
+      }
+    };
+    const small = await p99At(10_000);
+    const large = await p99At(1_000_000);
+    const ratio = large / small;
+    out(`\n## Scale: ${SCENARIOS[1].name}, p99\n`);
+    out(`| animals | p99 (ms) |\n|---|---|\n| 10,000 | ${small} |\n| 1,000,000 | ${large} |\n`);
+    out(`p99 at 1,000,000 / p99 at 10,000 = ${f2(ratio)} (target ≤ 1.25: ${ratio <= 1.25 ? 'met' : 'NOT met'})`);
+    return ratio <= 1.25;
+  } finally {
+    await sql.end();
+    await db.drop();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parseOptions(argv);
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    process.stderr.write('bench: set DATABASE_URL to a PostgreSQL server (the bench makes and drops a database of its own there)\n');
+    return 2;
+  }
+  const lines: string[] = [];
+  const out = (line: string) => {
+    lines.push(line);
+    process.stdout.write(`${line}\n`);
+  };
+  const key = randomBytes(24).toString('base64url');
+
+  process.stdout.write('bench: building…\n');
+  await runToEnd(['npm', 'run', '-s', 'build']);
+  if (o.scale) {
+    out(`# Benchmark (--scale), ${new Date().toISOString()}`);
+    const ok = await scaleCheck(adminUrl, key, o, out);
+    return ok ? 0 : 1;
+  }
+
+  const db = await scratchDatabase(adminUrl, 'animal_store_bench');
+  const servers: Partial<Record<Contestant, ServerProcess>> = {};
+  try {
+    const sql = connect(db.url, { max: 1 });
+    await migrate(sql);
+    await seedSampleAnimals(sql, o.pets);
+    await sql`ANALYZE pets`;
+    await sql.end();
+
+    // The rate limiter runs (product and floor) with a limit the bench cannot reach.
+    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: '999999999/1h' };
+    const startups = [];
+    for (let i = 0; i < (o.smoke ? 1 : 3); i++) startups.push(await startupMs(env, key));
+    const ts = ['-r', 'ts-node/register/transpile-only'];
+    [servers.product, servers.cluster, servers.express, servers.node] = await Promise.all([
+      startProduct(env),
+      startProduct({ ...env, WEB_CONCURRENCY: '2' }),
+      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'express'], { ...env, PORT: '0' }),
+      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'node'], { ...env, PORT: '0' }),
+    ]);
+
+    out(`# Benchmark, ${new Date().toISOString()}`);
+    out('');
+    out(`${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}). Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`);
+    out(`Start-up of the product (spawn to first 200 on a real PostgreSQL): ${startups.map((ms) => `${Math.round(ms)} ms`).join(', ')} (target < 1000 ms: ${median(startups) < 1000 ? 'met' : 'NOT met'})`);
+
+    const perScenario: { scenario: Scenario; runs: Record<Contestant, Measurement[]> }[] = [];
+    for (const scenario of SCENARIOS) {
+      const runs = { product: [], cluster: [], express: [], node: [] } as Record<Contestant, Measurement[]>;
+      for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++) {
+        for (const c of CONTESTANTS) {
+          const m = await measure(servers[c] as ServerProcess, scenario, key, o);
+          if (round > 0) runs[c].push(m);
+        }
+      }
+      perScenario.push({ scenario, runs });
+      process.stdout.write(`bench: ${scenario.name} done\n`);
+    }
+
+    out('');
+    out('| scenario | contestant | req/s (median) | p50 ms | p99 ms | errors | unexpected | max RSS MB |');
+    out('|---|---|---|---|---|---|---|---|');
+    for (const { scenario, runs } of perScenario) {
+      for (const c of CONTESTANTS) {
+        const ms = runs[c];
+        out(`| ${scenario.name} | ${LABEL[c]} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} | ${Math.round(Math.max(...ms.map((m) => m.rssMb)))} |`);
+      }
+    }
+
+    const ratios = (a: Contestant, b: Contestant, runs: Record<Contestant, Measurement[]>) => runs[a].map((m, i) => m.rps / runs[b][i].rps);
+    out('');
+    out('| scenario | product / express floor (per round → median) | product / node:http (median) | cluster / node:http (median) | p99 product / express |');
+    out('|---|---|---|---|---|');
+    const medians = { floor: [] as number[], node: [] as number[], cluster: [] as number[], p99: [] as number[], nodeDb: [] as number[], clusterDb: [] as number[] };
+    for (const { scenario, runs } of perScenario) {
+      const floor = ratios('product', 'express', runs);
+      const node = ratios('product', 'node', runs);
+      const cluster = ratios('cluster', 'node', runs);
+      const p99 = median(runs.product.map((m) => m.p99)) / Math.max(1, median(runs.express.map((m) => m.p99)));
+      medians.floor.push(median(floor));
+      medians.node.push(median(node));
+      medians.cluster.push(median(cluster));
+      medians.p99.push(p99);
+      if (scenario.database) {
+        medians.nodeDb.push(median(node));
+        medians.clusterDb.push(median(cluster));
+      }
+      out(`| ${scenario.name} | ${floor.map(f2).join(' ')} → **${f2(median(floor))}** | ${f2(median(node))} | ${f2(median(cluster))} | ${f2(p99)} |`);
+    }
+    out(`| geometric mean | **${f2(geomean(medians.floor))}** | ${f2(geomean(medians.node))} | ${f2(geomean(medians.cluster))} | ${f2(geomean(medians.p99))} |`);
+
+    const allRuns = perScenario.flatMap(({ runs }) => CONTESTANTS.flatMap((c) => runs[c]));
+    const productRss = Math.max(...perScenario.flatMap(({ runs }) => [...runs.product, ...runs.cluster].map((m) => m.rssMb)));
+    const targets: [string, boolean][] = [
+      ['product ≥ 0.95× the express floor on every scenario', medians.floor.every((r) => r >= 0.95)],
+      ['product ≥ 0.6× node:http on every database scenario', medians.nodeDb.every((r) => r >= 0.6)],
+      ['product ×2 (cluster) ≥ 0.9× node:http on every database scenario', medians.clusterDb.every((r) => r >= 0.9)],
+      ['p99 ≤ 1.5× the express floor\'s on every scenario', medians.p99.every((r) => r <= 1.5)],
+      ['zero errors and zero unexpected statuses', allRuns.every((m) => m.errors === 0 && m.unexpected === 0)],
+      [`resident memory under load < 200 MB per process (max ${Math.round(productRss)} MB)`, productRss < 200],
+      [`start-up < 1 s (median ${Math.round(median(startups))} ms)`, median(startups) < 1000],
+    ];
+    out('');
+    out('Targets:');
+    for (const [what, ok] of targets) out(`- ${ok ? 'met' : 'NOT met'}: ${what}`);
+    const dir = path.join(projectRoot, 'scripts', 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${o.smoke ? '-smoke' : ''}.md`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    process.stdout.write(`bench: written to ${path.relative(projectRoot, file)}\n`);
+    const failed = allRuns.some((m) => m.errors > 0 || m.unexpected > 0);
+    // The smoke form asserts no targets, only that every run got what it expected.
+    return o.smoke ? (failed ? 1 : 0) : targets.every(([, ok]) => ok) ? 0 : 1;
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s?.stop()));
+    await db.drop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
