@@ -11,6 +11,7 @@ import type { Deps, OperationId } from './handlers/types';
 import type { Logger } from './logger';
 import { createMetrics } from './metrics';
 import { operationalMiddleware } from './middleware';
+import { precompileRouting } from './routing';
 import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
 import type { RateDecision, RateLimiter } from './store/rateLimits';
 import { type Spec, findRoute, underApiRoot } from './spec';
@@ -166,6 +167,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     }
   }
   await api.init();
+  precompileRouting(api);
 
   const app = express();
   app.set('case sensitive routing', true);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from './logger';
 import type { createMetrics } from './metrics';
 import type { Spec } from './spec';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * What every response goes through, whatever answers it: security headers, the metrics, and
@@ -16,35 +17,36 @@ export function operationalMiddleware({ spec, logger, metrics }: { spec: Spec; l
       res.setHeader('X-Content-Type-Options', 'nosniff');
       next();
     },
-    (_req, res, next) => {
+    (req, res, next) => {
       const started = process.hrtime.bigint();
-      res.on('finish', () => {
-        const operation = res.locals.operationId === undefined ? undefined : spec.operations.get(res.locals.operationId);
-        const deprecated = operation && Object.keys(operation.deprecationHeaders).length > 0 ? { apiKey: res.locals.keyId } : undefined;
-        metrics.observe(operation?.operationId, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9, deprecated);
+      // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      const path = req.url.split('?', 1)[0];
+      const done = (finished: boolean) => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const { operationId, route, keyId } = res.locals;
+        const operation = operationId === undefined ? undefined : spec.operations.get(operationId);
+        const deprecated = operation && Object.keys(operation.deprecationHeaders).length > 0 ? { apiKey: keyId } : undefined;
+        metrics.observe(operation?.operationId, res.statusCode, seconds, deprecated);
+        // One line per request; never the headers (the Authorization header carries the key).
+        const err = (res as { err?: Error }).err;
+        const line = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId, ...(err ? { err } : {}) };
+        if (!finished) logger.warn(line, 'request aborted');
+        else if (res.statusCode === 503) logger.warn(line, 'request completed');
+        else if (res.statusCode >= 500 || err) logger.error(line, 'request failed');
+        else logger.info(line, 'request completed');
+      };
+      let logged = false;
+      res.once('finish', () => {
+        logged = true;
+        done(true);
+      });
+      res.once('close', () => {
+        if (!logged) done(false);
       });
       next();
     },
-    pinoHttp({
-      logger,
-      // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (res.statusCode === 503 ? 'warn' : res.statusCode >= 500 || err ? 'error' : 'info'),
-      customSuccessMessage: () => 'request completed',
-      customErrorMessage: () => 'request failed',
-      customProps: (_req, res) => ({ operationId: res.locals?.operationId, route: res.locals?.route, apiKey: res.locals?.keyId }),
-      // Never the headers: the Authorization header carries the key.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      wrapSerializers: false,
-      quietReqLogger: true,
-    }) as RequestHandler,
   ];
 }
