@@ -176,31 +176,15 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   const metrics = createMetrics();
   app.use(operationalMiddleware({ spec, logger: deps.logger, metrics }));
 
-  // Prometheus metrics, outside the API root; behind their own token when METRICS_TOKEN is set.
-  const metricsAuth = deps.metricsToken === undefined ? undefined : createBearerAuth([deps.metricsToken]);
-  app.get('/metrics', async (req, res) => {
-    const auth = metricsAuth?.(req.headers, req.rawHeaders);
-    if (auth && !auth.ok) {
-      sendError(res, new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': challenge(auth.reason) }));
+  // The API (and the probes) first: the routes below serve only what is outside the contract.
+  app.use(async (req, res, next) => {
+    const route = findRoute(spec, req.path);
+    if (!route && !underApiRoot(spec, req.path)) {
+      next();
       return;
     }
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-
-  // The contract this server runs, and a reference page for it: public, outside the API root.
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(spec.yamlText);
-  });
-  app.get('/openapi.json', (_req, res) => {
-    res.json(spec.document);
-  });
-  // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
-
-  app.use(async (req, res) => {
     // Answers here depend on the caller and the moment: no cache may keep them.
     res.setHeader('Cache-Control', 'no-store');
-    const route = findRoute(spec, req.path);
     if (req.method === 'OPTIONS' && route) {
       // RFC 9110 §9.3.7: the methods this resource supports; no key needed, as the contract is public.
       res.status(204).set('Allow', route.allow.join(', ')).end();
@@ -234,6 +218,32 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     res.status(reply.status).set({ ...operation?.deprecationHeaders, ...reply.headers }).json(reply.body);
   });
 
+  // Prometheus metrics, outside the API root; behind their own token when METRICS_TOKEN is set.
+  const metricsAuth = deps.metricsToken === undefined ? undefined : createBearerAuth([deps.metricsToken]);
+  app.get('/metrics', async (req, res) => {
+    const auth = metricsAuth?.(req.headers, req.rawHeaders);
+    if (auth && !auth.ok) {
+      sendError(res, new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': challenge(auth.reason) }));
+      return;
+    }
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  // The contract this server runs, and a reference page for it: public, outside the API root.
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(spec.yamlText);
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(spec.document);
+  });
+  // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
+
+  // Anything else: the Error body, as for an unknown path under the API root.
+  app.use((req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`));
+  });
   app.use(errorMiddleware);
   return app;
 }

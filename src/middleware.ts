@@ -12,13 +12,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function operationalMiddleware({ spec, logger, metrics }: { spec: Spec; logger: Logger; metrics: ReturnType<typeof createMetrics> }): RequestHandler[] {
   return [
-    // A JSON API's responses are never to be sniffed as something else.
-    (_req, res, next) => {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      next();
-    },
     (req, res, next) => {
       const started = process.hrtime.bigint();
+      // A JSON API's responses are never to be sniffed as something else.
+      res.setHeader('X-Content-Type-Options', 'nosniff');
       // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
