@@ -93,7 +93,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   });
 
   api.registerSecurityHandler('bearerAuth', (_c: Context, req: Request, _res: Response, request: ApiRequest) => {
-    request.auth = authenticate(req.headers, req.rawHeaders);
+    // Under the API root the key was checked before routing (below); elsewhere it is checked here.
+    request.auth ??= authenticate(req.headers, req.rawHeaders);
     return request.auth.ok;
   });
 
@@ -198,18 +199,19 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       headers: req.headers,
     };
     let reply: Reply;
-    try {
-      reply = (await withRequestDeadline(() => api.handleRequest(request as never, req, res, request))) as Reply;
-    } catch (err) {
-      let failure = toHttpError(err);
-      keepCause(res, failure, err);
-      // No request under the API root is answered without a valid key: not a 404 or 405,
-      // nor a 400 raised before the security handler ran.
-      if (failure.status !== 401 && underApiRoot(spec, request.path)) {
-        request.auth ??= authenticate(req.headers, req.rawHeaders);
-        if (!request.auth.ok) failure = unauthorized(request.auth);
+    // No request under the API root is answered without a valid key: not a 404 or 405, nor a
+    // 400. So the key is checked first, and a request without one goes no further.
+    if (underApiRoot(spec, request.path)) request.auth = authenticate(req.headers, req.rawHeaders);
+    if (request.auth?.ok === false) {
+      reply = errorReply(unauthorized(request.auth));
+    } else {
+      try {
+        reply = (await withRequestDeadline(() => api.handleRequest(request as never, req, res, request))) as Reply;
+      } catch (err) {
+        const failure = toHttpError(err);
+        keepCause(res, failure, err);
+        reply = errorReply(failure);
       }
-      reply = errorReply(failure);
     }
     const operation = route?.byMethod.get(request.method);
     res.locals.operationId = operation?.operationId;

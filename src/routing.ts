@@ -12,7 +12,9 @@ const templatePattern = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}
  * the list is built once and the patterns compiled once, and matching follows the library's
  * rules (its own request and path normalisation, exact paths first, then templates by
  * specificity, and its '404-…'/'405-…' errors, so its notFound and methodNotAllowed handlers
- * run as before). Call after init().
+ * run as before). It also parses each request three or four times; the first parse, made
+ * before routing (no operation yet), is skipped, as no handler here reads it: the request is
+ * parsed again for its operation before anything uses it. Call after init().
  */
 export function precompileRouting(api: OpenAPIBackend): void {
   const router = api.router;
@@ -24,6 +26,10 @@ export function precompileRouting(api: OpenAPIBackend): void {
   const patterns = [...byPath]
     .map(([path, ops]) => ({ pattern: templatePattern(path), ops, specificity: path.replace(/\{.*?\}/g, '').length }))
     .sort((a, b) => b.specificity - a.specificity);
+
+  const parse = router.parseRequest.bind(router);
+  router.parseRequest = ((req: Parameters<typeof parse>[0], operation?: Operation) =>
+    operation ? parse(req, operation) : { ...req, params: {}, query: {}, cookies: {}, requestBody: undefined }) as typeof router.parseRequest;
 
   router.matchOperation = ((req: Parameters<typeof router.matchOperation>[0], strict?: boolean) => {
     const { path: requestPath, method } = router.normalizeRequest(req);
