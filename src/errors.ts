@@ -76,7 +76,7 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
 
-/** A 5xx keeps its cause on the response, where the request log line (pino-http) records it with its stack, once. */
+/** A 5xx keeps its cause on the response, where the request log line (src/middleware.ts) records it with its stack, once. */
 export function keepCause(res: Response, failure: HttpError, cause: unknown): void {
   if (failure.status >= 500 && cause !== failure) (res as Response & { err?: Error }).err = cause as Error;
 }
