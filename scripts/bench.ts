@@ -11,14 +11,13 @@
  * listPets-by-status p99 at 10,000 and at 1,000,000 animals.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { connect } from '../src/db';
 import { projectRoot } from '../src/paths';
 import { migrate } from '../src/store/migrate';
-import { type ServerProcess, runToEnd, scratchDatabase, startProduct, startServerProcess } from './lib/processes';
+import { type ServerProcess, childrenOf, freePort, runToEnd, scratchDatabase, startProduct, startServerProcess } from './lib/processes';
 import { seedSampleAnimals } from './lib/seed';
 
 interface Options {
@@ -107,18 +106,7 @@ function rssOf(pid: number): number {
       return 0;
     }
   };
-  const children = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return Math.max(rss(pid), ...children.map(rss));
+  return Math.max(rss(pid), ...childrenOf(pid).map(rss));
 }
 
 async function measure(server: ServerProcess, scenario: Scenario, key: string, o: Options): Promise<Measurement> {
@@ -140,17 +128,6 @@ const median = (xs: number[]) => {
 };
 const geomean = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
 const f2 = (x: number) => x.toFixed(2);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** From spawning the built product to its first 200 on GET /v1/pets, in ms. */
 async function startupMs(env: NodeJS.ProcessEnv, key: string): Promise<number> {

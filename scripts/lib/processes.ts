@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { projectRoot } from '../../src/paths';
 import { connect } from '../../src/db';
 
@@ -73,4 +75,32 @@ export async function startServerProcess(command: string[], env: NodeJS.ProcessE
 /** The product as production runs it: the build in dist/, started with node. */
 export async function startProduct(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
   return startServerProcess([process.execPath, 'dist/src/server.js'], { PORT: '0', ...env });
+}
+
+/** The process ids whose parent is `pid`, read from /proc (Linux). */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        // /proc/PID/stat: "pid (comm) state ppid …"; comm may contain spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** A TCP port free on the loopback interface right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 }

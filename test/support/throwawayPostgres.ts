@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { childrenOf, freePort } from '../../scripts/lib/processes';
 
 const run = promisify(execFile);
 
@@ -58,17 +58,6 @@ export function describeWithThrowawayPostgres(name: string, fn: () => void): voi
   describe(name, fn);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** As the postgres OS user: through su when we are root. */
 async function asPostgres(command: string[]): Promise<string> {
   const quoted = command.map((c) => `'${c.replace(/'/g, `'\\''`)}'`).join(' ');
@@ -96,19 +85,7 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     } catch {
       return [];
     }
-    const children = readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .filter((d) => {
-        try {
-          // /proc/PID/stat: "pid (comm) state ppid …"; comm may contain spaces, so read after the last ')'.
-          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
-    return [postmaster, ...children];
+    return [postmaster, ...childrenOf(postmaster)];
   };
   const signal = (sig: NodeJS.Signals) => {
     for (const pid of processes()) {
