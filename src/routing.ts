@@ -12,10 +12,44 @@ const templatePattern = (path: string) => new RegExp(`^${path.replace(/\{[^}]+\}
  * the list is built once and the patterns compiled once, and matching follows the library's
  * rules (its own request and path normalisation, exact paths first, then templates by
  * specificity, and its '404-…'/'405-…' errors, so its notFound and methodNotAllowed handlers
- * run as before). It also parses each request three or four times; the first parse, made
- * before routing (no operation yet), is skipped, as no handler here reads it: the request is
- * parsed again for its operation before anything uses it. Call after init().
+ * run as before). It also parses each request three or four times: the first parse, made
+ * before routing (no operation yet), is skipped, as no handler here reads it (the request is
+ * parsed again for its operation before anything uses it), and the others use fastParser.
+ * Call after init().
  */
+type Router = OpenAPIBackend['router'];
+type ParseInput = Parameters<Router['parseRequest']>[0];
+
+/**
+ * The library's parseRequest for one operation, with its per-request work done once: the
+ * path template compiled to a pattern (the library compiles it with bath-es5 on each call,
+ * and decodes each value with decodeURIComponent, as here), headers copied rather than
+ * re-keyed (Node gives them in lower case), the query copied shallowly rather than deeply
+ * (its values are strings or arrays of strings). Only for operations that use none of what
+ * is left out — cookie parameters, JSON-content or non-exploded query parameters, bodies
+ * not yet parsed — otherwise undefined, and the library's own parse is used.
+ */
+function fastParser(op: Operation, router: Router): ((req: ParseInput) => ReturnType<Router['parseRequest']> | undefined) | undefined {
+  const params = (op.parameters ?? []) as { in?: string; content?: unknown; explode?: boolean }[];
+  if (params.some((p) => p.in === 'cookie' || p.content !== undefined || p.explode === false || !p.in)) return undefined;
+  const names = [...op.path.matchAll(/\{([A-Za-z0-9_-]+)\}/g)].map((m) => m[1]);
+  const pattern = new RegExp(`^${op.path.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)')}$`);
+  return (req) => {
+    // A body still in text form is the library's to parse.
+    if (req.body !== undefined && (typeof req.body !== 'object' || req.body === null)) return undefined;
+    const path = router.normalizePath(router.normalizeRequest(req).path);
+    const match = pattern.exec(path);
+    const values: Record<string, string> = {};
+    if (match) names.forEach((name, i) => (values[name] = decodeURIComponent(match[i + 1])));
+    const query: Record<string, unknown> = {};
+    // defineProperty: a parameter named __proto__ stays a parameter (and is refused as unknown).
+    for (const [k, v] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
+      Object.defineProperty(query, k, { value: Array.isArray(v) ? [...v] : v, enumerable: true, writable: true, configurable: true });
+    }
+    return { ...req, params: values, headers: { ...req.headers }, query, cookies: {}, requestBody: req.body } as ReturnType<Router['parseRequest']>;
+  };
+}
+
 export function precompileRouting(api: OpenAPIBackend): void {
   const router = api.router;
   const operations = router.getOperations();
@@ -28,8 +62,15 @@ export function precompileRouting(api: OpenAPIBackend): void {
     .sort((a, b) => b.specificity - a.specificity);
 
   const parse = router.parseRequest.bind(router);
-  router.parseRequest = ((req: Parameters<typeof parse>[0], operation?: Operation) =>
-    operation ? parse(req, operation) : { ...req, params: {}, query: {}, cookies: {}, requestBody: undefined }) as typeof router.parseRequest;
+  const fastParsers = new Map<Operation, (req: ParseInput) => ReturnType<typeof parse> | undefined>();
+  for (const op of operations) {
+    const fast = fastParser(op, router);
+    if (fast) fastParsers.set(op, fast);
+  }
+  router.parseRequest = ((req: ParseInput, operation?: Operation) => {
+    if (!operation) return { ...req, params: {}, query: {}, cookies: {}, requestBody: undefined };
+    return fastParsers.get(operation)?.(req) ?? parse(req, operation);
+  }) as typeof router.parseRequest;
 
   router.matchOperation = ((req: Parameters<typeof router.matchOperation>[0], strict?: boolean) => {
     const { path: requestPath, method } = router.normalizeRequest(req);

@@ -67,6 +67,9 @@ describe('GET /v1/pets (listPets)', () => {
       ['status=lost', "query parameter 'status' must be one of: available, pending, sold"],
       ['status=SOLD', "query parameter 'status' must be one of: available, pending, sold"],
       ['color=red', "query parameter 'color' is not allowed"],
+      // Found by the fuzzer: a parameter named __proto__ must stay a parameter.
+      ['limit=5&__proto__=1', "query parameter '__proto__' is not allowed"],
+      ['constructor=1', "query parameter 'constructor' is not allowed"],
     ])('%s', async (query, message) => {
       const res = await t.api.get(`/v1/pets?${query}`).set(auth()).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
