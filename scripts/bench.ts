@@ -17,7 +17,9 @@ import autocannon from 'autocannon';
 import { connect } from '../src/db';
 import { projectRoot } from '../src/paths';
 import { migrate } from '../src/store/migrate';
-import { type ServerProcess, childrenOf, freePort, runToEnd, scratchDatabase, startProduct, startServerProcess } from './lib/processes';
+import {
+  type ServerProcess, UNREACHABLE_RATE_LIMIT, childrenOf, freePort, positiveIntegerOption, runToEnd, scratchDatabase, startProduct, startServerProcess,
+} from './lib/processes';
 import { seedSampleAnimals } from './lib/seed';
 
 interface Options {
@@ -30,13 +32,7 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const num = (name: string, fallback: number) => {
-    const i = argv.indexOf(`--${name}`);
-    if (i < 0) return fallback;
-    const v = Number(argv[i + 1]);
-    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-    return v;
-  };
+  const num = (name: string, fallback: number) => positiveIntegerOption(argv, name, fallback);
   const smoke = argv.includes('--smoke');
   return {
     rounds: num('rounds', smoke ? 1 : 3),
@@ -133,14 +129,15 @@ const f2 = (x: number) => x.toFixed(2);
 async function startupMs(env: NodeJS.ProcessEnv, key: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const server = startServerProcess([process.execPath, 'dist/src/server.js'], { ...env, PORT: String(port) });
-  for (const deadline = started + 30_000; performance.now() < deadline; ) {
+  const server = startProduct({ ...env, PORT: String(port) });
+  for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=1`, { headers: auth(key) });
       if (res.status === 200) break;
     } catch {
       // Not listening yet.
     }
+    if (performance.now() - started > 30_000) throw new Error('the product served no 200 within 30 s of being started');
     await new Promise((r) => setTimeout(r, 2));
   }
   const ms = performance.now() - started;
@@ -156,7 +153,7 @@ async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line:
     const p99At = async (count: number) => {
       await seedSampleAnimals(sql, count);
       await sql`ANALYZE pets`;
-      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: '999999999/1h' });
+      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT });
       try {
         const scenario = SCENARIOS[1];
         await measure(server, scenario, key, { ...o, duration: 2 });
@@ -212,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
     await sql.end();
 
     // The rate limiter runs (product and floor) with a limit the bench cannot reach.
-    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: '999999999/1h' };
+    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT };
     const startups = [];
     for (let i = 0; i < (o.smoke ? 1 : 3); i++) startups.push(await startupMs(env, key));
     const ts = ['-r', 'ts-node/register/transpile-only'];

@@ -16,19 +16,11 @@ import autocannon from 'autocannon';
 import type { Response } from 'supertest';
 import { loadSpec } from '../src/spec';
 import { ContractChecker } from '../test/support/contract';
-import { runToEnd, scratchDatabase, startProduct } from './lib/processes';
-
-function option(argv: string[], name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(argv[i + 1]);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
+import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd, scratchDatabase, startProduct } from './lib/processes';
 
 async function main(argv: string[]): Promise<number> {
-  const duration = option(argv, 'duration', 10);
-  const connections = option(argv, 'connections', 50);
+  const duration = positiveIntegerOption(argv, 'duration', 10);
+  const connections = positiveIntegerOption(argv, 'connections', 50);
   const key = randomBytes(24).toString('base64url');
   const auth = { authorization: `Bearer ${key}` };
 
@@ -37,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'animal_store_load') : undefined;
   const pgliteDir = scratch ? undefined : mkdtempSync(path.join(tmpdir(), 'animal-store-load-'));
   // The rate limiter runs as in production, with a limit this load cannot reach.
-  const server = await startProduct({ DATABASE_URL: scratch?.url, PGLITE_DATA_DIR: pgliteDir, API_KEYS: key, RATE_LIMIT: '999999999/1h' });
+  const server = await startProduct({ DATABASE_URL: scratch?.url, PGLITE_DATA_DIR: pgliteDir, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT });
   let failures = 0;
   try {
     const origin = new URL(server.baseUrl).origin;

@@ -12,8 +12,9 @@ import type { Logger } from './logger';
 import { createMetrics } from './metrics';
 import { operationalMiddleware } from './middleware';
 import { precompileRouting } from './routing';
-import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from './security';
-import type { RateDecision, RateLimiter } from './store/rateLimits';
+import { rateLimitHeaders, rateLimited } from './rateLimitReply';
+import { type AuthResult, challenge, createBearerAuth, unauthorizedError } from './security';
+import type { RateLimiter } from './store/rateLimits';
 import { type Spec, findRoute, underApiRoot } from './spec';
 import { customizeAjv, describeErrors, rawIntegerErrors } from './validation';
 
@@ -55,14 +56,6 @@ interface Reply {
 
 const errorReply = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
 
-/** draft-ietf-httpapi-ratelimit-headers: the policy, and what is left of it. */
-function rateLimitHeaders(d: RateDecision): Record<string, string> {
-  return {
-    'RateLimit-Policy': `"per-key";q=${d.limit};w=${d.windowSeconds}`,
-    RateLimit: `"per-key";r=${d.remaining};t=${d.resetSeconds}`,
-  };
-}
-
 /** Fails start-up, naming them, when spec operations and handlers do not pair up one to one. */
 export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handlerNames: Iterable<string>): void {
   const ops = new Set(specOperationIds);
@@ -79,9 +72,6 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers));
   const authenticate = createBearerAuth(deps.apiKeys);
-
-  const unauthorized = (auth: Exclude<AuthResult, { ok: true }>) =>
-    new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 
   const api = new OpenAPIBackend({
     definition: structuredClone(spec.routingDocument) as never,
@@ -108,7 +98,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     },
     unauthorizedHandler: (_c: Context, _req: Request, _res: Response, request: ApiRequest): never => {
       if (request.auth?.ok !== false) throw new Error('unauthorizedHandler reached without a failed authentication');
-      throw unauthorized(request.auth);
+      throw unauthorizedError(request.auth);
     },
     // Runs after the security handlers and before validation. Only an authenticated
     // caller gets its body read, so a request without a key costs no body parsing.
@@ -119,11 +109,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       if (deps.rateLimiter && request.auth?.ok) {
         const decision = await deps.rateLimiter.take(request.auth.owner);
         res.set(rateLimitHeaders(decision));
-        if (!decision.allowed) {
-          throw new HttpError(429, 'rate_limited', `This API key made ${decision.limit} requests in ${decision.windowSeconds} s, its limit; retry in ${decision.resetSeconds} s`, {
-            'Retry-After': String(decision.resetSeconds),
-          });
-        }
+        if (!decision.allowed) throw rateLimited(decision);
       }
       if (op.requestMediaTypes.length > 0) {
         request.body = await readJsonBody(req, res, op.requestMediaTypes);
@@ -158,10 +144,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     } else {
       const handler = handlers[operationId] as (input: unknown, deps: Deps) => Promise<Reply>;
       const { pets, health } = deps;
-      const headerParams = spec.operations.get(operationId)?.headerParams ?? [];
+      // Header parameters by their names in the spec, as the generated types name them (Node gives them in lower case).
+      const headerParams = (spec.operations.get(operationId)?.headerParams ?? []).map((name) => [name, name.toLowerCase()] as const);
       api.register(operationId, (c: Context, req: Request, _res: Response, request: ApiRequest) => {
-        // Header parameters by their names in the spec, as the generated types name them.
-        const header = Object.fromEntries(headerParams.flatMap((name) => (req.headers[name.toLowerCase()] === undefined ? [] : [[name, req.headers[name.toLowerCase()]]])));
+        const header = Object.fromEntries(headerParams.flatMap(([name, lower]) => (req.headers[lower] === undefined ? [] : [[name, req.headers[lower]]])));
         const caller = request.auth?.ok ? { keyId: request.auth.keyId, owner: request.auth.owner } : undefined;
         return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: request.bodyFingerprint }, { pets, health });
       });
@@ -203,7 +189,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     // 400. So the key is checked first, and a request without one goes no further.
     if (underApiRoot(spec, request.path)) request.auth = authenticate(req.headers, req.rawHeaders);
     if (request.auth?.ok === false) {
-      reply = errorReply(unauthorized(request.auth));
+      reply = errorReply(unauthorizedError(request.auth));
     } else {
       try {
         reply = (await withRequestDeadline(() => api.handleRequest(request as never, req, res, request))) as Reply;

@@ -50,6 +50,8 @@ export function connect(url: string, { max }: ConnectOptions): Sql {
   });
 }
 
+const DEADLINE_PASSED = 'The database did not answer within the request deadline; retry shortly';
+
 let inFlight = 0;
 /** Queries sent through withDeadline and not yet settled, for the metrics. */
 export const queriesInFlight = () => inFlight;
@@ -65,7 +67,7 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void 
   // A postgres.js query is sent when first awaited: one past the deadline is never sent.
   if (ms <= 0) {
     if (!('cancel' in query)) query.catch(() => {});
-    throw serviceUnavailable('The database did not answer within the request deadline; retry shortly');
+    throw serviceUnavailable(DEADLINE_PASSED);
   }
   inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
@@ -73,7 +75,7 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void 
     timer = setTimeout(() => {
       query.cancel?.();
       query.catch(() => {});
-      reject(serviceUnavailable('The database did not answer within the request deadline; retry shortly'));
+      reject(serviceUnavailable(DEADLINE_PASSED));
     }, ms);
   });
   try {

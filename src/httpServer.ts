@@ -44,19 +44,16 @@ export function createHttpServer(app: RequestListener, t: ServerTimeouts): HttpS
   );
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
 
-  // Responses not yet sent: on shutdown each is told to close its connection once done.
-  const inFlight = new Set<ServerResponse>();
+  // Once draining, a request that still arrives on a kept-alive connection gets its answer
+  // and the connection closes after it.
   let draining = false;
   server.on('request', (_req, res: ServerResponse) => {
     if (draining) res.shouldKeepAlive = false;
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
   });
   const drain = async (ms: number) => {
     draining = true;
-    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // A connection whose response was already on its way when the signal came goes idle after it.
+    // A connection whose request was in flight goes idle after its response, and is closed then.
     const idle = setInterval(() => server.closeIdleConnections(), 50);
     server.closeIdleConnections();
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, ms).unref())]);

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { HttpError } from './errors';
 
 /**
  * `keyId` names the key in logs and metrics without revealing it: the first 8 hex digits of
@@ -48,4 +49,9 @@ export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], 
 /** RFC 6750 §3: the challenge; error="invalid_token" once a credential was presented. */
 export function challenge(reason: keyof typeof AUTH_MESSAGES): string {
   return reason === 'missing' ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"';
+}
+
+/** The 401 for a request without a valid key, with its challenge. */
+export function unauthorizedError(auth: Exclude<AuthResult, { ok: true }>): HttpError {
+  return new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 }

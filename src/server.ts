@@ -6,9 +6,9 @@ import { connect, type EmbeddedPostgres, type Sql, startEmbeddedPostgres } from 
 import { createHttpServer } from './httpServer';
 import { type Logger, createLogger } from './logger';
 import { type Spec, loadSpec } from './spec';
-import { createStores } from './store';
+import { createStores, sweepExpired } from './store';
 import { prepareDatabase } from './store/prepare';
-import { createRateLimiter, sweepExpired } from './store/rateLimits';
+import { createRateLimiter } from './store/rateLimits';
 
 /** Exit status when the process refuses to serve (EX_CONFIG): an unsafe database or a migration conflict. */
 const EXIT_REFUSED = 78;
@@ -67,7 +67,7 @@ async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, embed
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
 
   // Counts go to the database in batches; expired idempotency keys and old windows are swept.
-  const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+  const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(), 200);
   const sweeping = setInterval(() => {
     if (preparation.pendingReason() === undefined) sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
   }, 60_000);

@@ -86,7 +86,8 @@ const nameChar = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
   { weight: 1, arbitrary: fc.constantFrom('é', '🐈', '中', ' ', '"', '\\', '/', '\u200b', '\u{1F469}\u200d\u{1F4BB}') },
 ).filter((c) => !/[\u0000-\u001f\u007f-\u009f]/.test(c));
-const validName = fc.array(nameChar, { minLength: 1, maxLength: 60 }).map((a) => a.join('').slice(0, 200)).filter((s) => s.length >= 1 && !/\p{Cs}/u.test(s) && [...s].length <= 200 && s.length <= 200);
+// maxLength counts code points, as ajv does.
+const validName = fc.array(nameChar, { minLength: 1, maxLength: 60 }).map((a) => a.join('')).filter((s) => [...s].length <= 200);
 const safeInt = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
 const validNewPet = fc.record({ name: validName, categoryId: safeInt, status }, { requiredKeys: ['name', 'categoryId'] });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sweepExpired } from '../src/store';
 import { API_KEY, OTHER_API_KEY, type Pet, type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
 
 // POST /v1/pets with Idempotency-Key (IETF httpapi idempotency-key draft), through HTTP on a real PostgreSQL.
@@ -133,5 +134,18 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     }
     const done = await create(body, key).expect(201);
     expect(await petsNamed(body.name)).toEqual([done.body]);
+  });
+
+  test('the sweep deletes expired records and past rate-limit windows, and keeps the live ones', async () => {
+    const live = newKey();
+    const stale = newKey();
+    await create(buildNewPet(), live).expect(201);
+    await create(buildNewPet(), stale).expect(201);
+    await t.sql`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ${stale}`;
+    const now = Math.floor(Date.now() / 1000);
+    await t.sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES ('old-window', ${now - 2 * 86_400}, 5), ('this-window', ${now}, 5)`;
+    await sweepExpired(t.sql);
+    expect((await t.sql<{ key: string }[]>`SELECT key FROM idempotency_keys WHERE key IN (${live}, ${stale})`).map((r) => r.key)).toEqual([live]);
+    expect((await t.sql<{ owner: string }[]>`SELECT owner FROM rate_limit_counts WHERE owner IN ('old-window', 'this-window')`).map((r) => r.owner)).toEqual(['this-window']);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pino from 'pino';
 import { createApp } from '../src/app';
 import { loadSpec } from '../src/spec';
@@ -44,8 +45,11 @@ describe('rate limiting per API key', () => {
   });
 
   test('requests without a valid key get 401 and are not counted against any key', async () => {
-    await t.api.get('/v1/pets').expect(401);
-    await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
+    const missing = await t.api.get('/v1/pets').expect(401);
+    const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
+    for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
+    const digest = createHash('sha256').update('not-a-key-0123456789').digest('hex');
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${digest}`).toHaveLength(0);
   });
 
   test('the probes are not limited', async () => {

@@ -18,7 +18,8 @@ import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '.
 import type { Logger } from '../../src/logger';
 import { createMetrics } from '../../src/metrics';
 import { operationalMiddleware } from '../../src/middleware';
-import { AUTH_MESSAGES, type AuthResult, challenge, createBearerAuth } from '../../src/security';
+import { rateLimitHeaders, rateLimited } from '../../src/rateLimitReply';
+import { createBearerAuth, unauthorizedError } from '../../src/security';
 import type { Spec } from '../../src/spec';
 import type { PetStore } from '../../src/store/pets';
 import type { RateLimiter } from '../../src/store/rateLimits';
@@ -29,9 +30,6 @@ export interface BaselineDeps {
   apiKeys: readonly string[];
   pets: PetStore;
 }
-
-const unauthorized = (auth: Exclude<AuthResult, { ok: true }>) =>
-  new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 
 const PET = /^\/v1\/pets\/([^/]+)\/?$/;
 const PETS = /^\/v1\/pets\/?$/;
@@ -93,7 +91,7 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
     let extra: Record<string, string> = {};
     try {
       const auth = authenticate(req.headers, req.rawHeaders);
-      if (!auth.ok) throw unauthorized(auth);
+      if (!auth.ok) throw unauthorizedError(auth);
       const { op, petId } = route(req.method ?? 'GET', path);
       if (op === 'getPet') extra = deprecation;
       if (op === 'listPets') return send(res, 200, await pets.list(checkListQuery(new URLSearchParams(search))));
@@ -128,12 +126,12 @@ export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter
   app.use('/v1', async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const auth = authenticate(req.headers, req.rawHeaders);
-    if (!auth.ok) return sendError(res, unauthorized(auth));
+    if (!auth.ok) return sendError(res, unauthorizedError(auth));
     res.locals.keyId = auth.keyId;
     if (rateLimiter) {
       const d = await rateLimiter.take(auth.owner);
-      res.set({ 'RateLimit-Policy': `"per-key";q=${d.limit};w=${d.windowSeconds}`, RateLimit: `"per-key";r=${d.remaining};t=${d.resetSeconds}` });
-      if (!d.allowed) return sendError(res, new HttpError(429, 'rate_limited', `This API key made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`, { 'Retry-After': String(d.resetSeconds) }));
+      res.set(rateLimitHeaders(d));
+      if (!d.allowed) return sendError(res, rateLimited(d));
     }
     withRequestDeadline(next);
   });

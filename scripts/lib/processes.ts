@@ -104,3 +104,15 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** A RATE_LIMIT no load run here can reach: the limiter still counts every request, as in production. */
+export const UNREACHABLE_RATE_LIMIT = '999999999/1h';
+
+/** `--name N` from the command line: a positive integer, or `fallback` when absent. */
+export function positiveIntegerOption(argv: string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(argv[i + 1]);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}

@@ -1,4 +1,4 @@
-import type { Sql } from '../db';
+import { type Sql, withDeadline } from '../db';
 import type { Deps } from '../handlers/types';
 import { createHealthCheck } from './health';
 import { createPetStore } from './pets';
@@ -16,4 +16,10 @@ export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation }: S
     pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady: preparation?.assertReady }),
     health: createHealthCheck(sql, preparation?.pendingReason),
   };
+}
+
+/** Deletes expired Idempotency-Key records and past rate-limit windows. */
+export async function sweepExpired(sql: Sql): Promise<void> {
+  await withDeadline(sql`DELETE FROM idempotency_keys WHERE expires_at < now()`);
+  await withDeadline(sql`DELETE FROM rate_limit_counts WHERE window_start < extract(epoch FROM now()) - 86400`);
 }

@@ -58,7 +58,7 @@ export interface PrepareOptions {
  * ready) and needs no restart when the database appears.
  */
 export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: PrepareOptions): DatabasePreparation {
-  let ready = false;
+  // Why the database is not ready yet; undefined once it is.
   let reason: string | undefined = 'connecting to the database';
   let cancelled = false;
   let timer: NodeJS.Timeout | undefined;
@@ -76,7 +76,6 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
           });
         }
         const applied = await migrate(sql);
-        ready = true;
         reason = undefined;
         if (attempts > 1) logger.info({ attempts, waitedMs: Date.now() - started }, 'database reachable: serving');
         resolve(applied);
@@ -96,7 +95,7 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
   return {
     done,
     assertReady() {
-      if (!ready) throw serviceUnavailable(`The service is starting: ${reason}; retry shortly`);
+      if (reason !== undefined) throw serviceUnavailable(`The service is starting: ${reason}; retry shortly`);
     },
     pendingReason: () => reason,
     cancel() {

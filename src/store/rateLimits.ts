@@ -110,9 +110,3 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
     },
   };
 }
-
-/** Deletes expired Idempotency-Key records and past rate-limit windows. */
-export async function sweepExpired(sql: Sql): Promise<void> {
-  await withDeadline(sql`DELETE FROM idempotency_keys WHERE expires_at < now()`);
-  await withDeadline(sql`DELETE FROM rate_limit_counts WHERE window_start < extract(epoch FROM now()) - 86400`);
-}
