@@ -11,14 +11,15 @@
  * listPets-by-status p99 at 10,000 and at 1,000,000 animals.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { connect } from '../src/db';
 import { projectRoot } from '../src/paths';
 import { migrate } from '../src/store/migrate';
 import {
-  type ServerProcess, UNREACHABLE_RATE_LIMIT, childrenOf, freePort, positiveIntegerOption, runToEnd, scratchDatabase, startProduct, startServerProcess,
+  type ServerProcess, type StartOptions, UNREACHABLE_RATE_LIMIT, childrenOf, freePort, positiveIntegerOption, runToEnd, scratchDatabase, startProduct, startServerProcess,
 } from './lib/processes';
 import { seedSampleAnimals } from './lib/seed';
 
@@ -145,7 +146,7 @@ async function startupMs(env: NodeJS.ProcessEnv, key: string): Promise<number> {
   return ms;
 }
 
-async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line: string) => void): Promise<boolean> {
+async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line: string) => void, logFile: LogFile): Promise<boolean> {
   const db = await scratchDatabase(adminUrl, 'animal_store_bench_scale');
   const sql = connect(db.url, { max: 1 });
   try {
@@ -153,7 +154,7 @@ async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line:
     const p99At = async (count: number) => {
       await seedSampleAnimals(sql, count);
       await sql`ANALYZE pets`;
-      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT });
+      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT }, logFile(`scale-${count}`));
       try {
         const scenario = SCENARIOS[1];
         await measure(server, scenario, key, { ...o, duration: 2 });
@@ -193,11 +194,24 @@ async function main(argv: string[]): Promise<number> {
 
   process.stdout.write('bench: building…\n');
   await runToEnd(['npm', 'run', '-s', 'build']);
-  if (o.scale) {
-    out(`# Benchmark (--scale), ${new Date().toISOString()}`);
-    const ok = await scaleCheck(adminUrl, key, o, out);
-    return ok ? 0 : 1;
+  // The servers' request logs go to files here, not through this process, which runs the load generator.
+  const logs = mkdtempSync(path.join(tmpdir(), 'animal-store-bench-'));
+  const logFile = (name: string) => ({ logFile: path.join(logs, `${name}.log`) });
+  try {
+    if (o.scale) {
+      out(`# Benchmark (--scale), ${new Date().toISOString()}`);
+      return (await scaleCheck(adminUrl, key, o, out, logFile)) ? 0 : 1;
+    }
+    return await compare(adminUrl, key, o, out, lines, logFile);
+  } finally {
+    rmSync(logs, { recursive: true, force: true });
   }
+}
+
+type LogFile = (name: string) => StartOptions;
+
+/** The contestants side by side: prints and writes the tables and targets; 0 when the targets (smoke: the expected statuses) hold. */
+async function compare(adminUrl: string, key: string, o: Options, out: (line: string) => void, lines: string[], logFile: LogFile): Promise<number> {
 
   const db = await scratchDatabase(adminUrl, 'animal_store_bench');
   const servers: Partial<Record<Contestant, ServerProcess>> = {};
@@ -214,10 +228,10 @@ async function main(argv: string[]): Promise<number> {
     for (let i = 0; i < (o.smoke ? 1 : 3); i++) startups.push(await startupMs(env, key));
     const ts = ['-r', 'ts-node/register/transpile-only'];
     [servers.product, servers.cluster, servers.express, servers.node] = await Promise.all([
-      startProduct(env),
-      startProduct({ ...env, WEB_CONCURRENCY: '2' }),
-      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'express'], { ...env, PORT: '0' }),
-      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'node'], { ...env, PORT: '0' }),
+      startProduct(env, logFile('product')),
+      startProduct({ ...env, WEB_CONCURRENCY: '2' }, logFile('cluster')),
+      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'express'], { ...env, PORT: '0' }, logFile('express')),
+      startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'node'], { ...env, PORT: '0' }, logFile('node')),
     ]);
 
     out(`# Benchmark, ${new Date().toISOString()}`);

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
 import swaggerUi from 'swagger-ui-express';
 import { readJsonBody } from './body';
-import { withRequestDeadline } from './db';
-import { HttpError, errorBody, errorMiddleware, keepCause, sendError, toHttpError } from './errors';
+import { type Deadline, requestDeadline } from './db';
+import { HttpError, errorBody, errorMiddleware, keepCause, sendError, sendJson, toHttpError } from './errors';
 import { handlers } from './handlers';
 import type { Deps, OperationId } from './handlers/types';
 import type { Logger } from './logger';
@@ -45,6 +45,8 @@ interface ApiRequest {
   body?: unknown;
   /** SHA-256 of the body as sent, kept for Idempotency-Key. */
   bodyFingerprint?: string;
+  /** When its database work (rate-limit count included) must be done. */
+  deadline?: Deadline;
   auth?: AuthResult;
 }
 
@@ -107,7 +109,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       const op = spec.operations.get(c.operation.operationId ?? '');
       if (!op) return;
       if (deps.rateLimiter && request.auth?.ok) {
-        const decision = await deps.rateLimiter.take(request.auth.owner);
+        const decision = await deps.rateLimiter.take(request.auth.owner, request.deadline);
         res.set(rateLimitHeaders(decision));
         if (!decision.allowed) throw rateLimited(decision);
       }
@@ -149,7 +151,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       api.register(operationId, (c: Context, req: Request, _res: Response, request: ApiRequest) => {
         const header = Object.fromEntries(headerParams.flatMap(([name, lower]) => (req.headers[lower] === undefined ? [] : [[name, req.headers[lower]]])));
         const caller = request.auth?.ok ? { keyId: request.auth.keyId, owner: request.auth.owner } : undefined;
-        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: request.bodyFingerprint }, { pets, health });
+        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: request.bodyFingerprint, deadline: request.deadline ?? requestDeadline() }, { pets, health });
       });
     }
   }
@@ -192,7 +194,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       reply = errorReply(unauthorizedError(request.auth));
     } else {
       try {
-        reply = (await withRequestDeadline(() => api.handleRequest(request as never, req, res, request))) as Reply;
+        request.deadline = requestDeadline();
+        reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
       } catch (err) {
         const failure = toHttpError(err);
         keepCause(res, failure, err);
@@ -203,7 +206,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     res.locals.operationId = operation?.operationId;
     res.locals.route = route?.template;
     res.locals.keyId = request.auth?.ok ? request.auth.keyId : undefined;
-    res.status(reply.status).set({ ...operation?.deprecationHeaders, ...reply.headers }).json(reply.body);
+    if (operation) for (const name in operation.deprecationHeaders) res.setHeader(name, operation.deprecationHeaders[name]);
+    sendJson(res, reply.status, reply.body, reply.headers);
   });
 
   // Prometheus metrics, outside the API root; behind their own token when METRICS_TOKEN is set.

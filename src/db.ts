@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import postgres from 'postgres';
 import { serviceUnavailable } from './errors';
@@ -8,14 +7,16 @@ export type Sql = postgres.Sql;
 /** No request waits longer than this for the database; it gets a 503 instead (a frozen server never answers). */
 export const QUERY_DEADLINE_MS = 5_000;
 
-// The time by which the current request's database work must be done, shared by every
-// query it makes (a rate-limit count and an insert together stay within one deadline).
-const requestDeadline = new AsyncLocalStorage<number>();
+/**
+ * The time (ms since the epoch) by which a request's database work must be done. A request
+ * takes one when it starts and hands it to every query it makes, so that a rate-limit count
+ * and an insert together stay within one deadline. Passed explicitly rather than through
+ * AsyncLocalStorage, whose promise hooks slow every await in the process.
+ */
+export type Deadline = number;
 
-/** Runs `fn` (a request) with a deadline of QUERY_DEADLINE_MS for all the queries it makes. */
-export function withRequestDeadline<T>(fn: () => T, ms = QUERY_DEADLINE_MS): T {
-  return requestDeadline.run(Date.now() + ms, fn);
-}
+/** The deadline of a request starting now. */
+export const requestDeadline = (ms = QUERY_DEADLINE_MS): Deadline => Date.now() + ms;
 
 // int8 (bigint) columns arrive as text. Our ids are JSON numbers, so a value that
 // a number cannot hold exactly is a fault, never a silently rounded id.
@@ -57,13 +58,12 @@ let inFlight = 0;
 export const queriesInFlight = () => inFlight;
 
 /**
- * Runs a query (or a transaction) within the request's deadline, or QUERY_DEADLINE_MS outside
- * a request; past it a query is cancelled and the caller gets a 503. A transaction cannot be
+ * Runs a query (or a transaction) within `deadline` (by default QUERY_DEADLINE_MS from now);
+ * past it a query is cancelled and the caller gets a 503. A transaction cannot be
  * cancelled from here: statement_timeout ends it on the server.
  */
-export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void }): Promise<T> {
-  const until = requestDeadline.getStore();
-  const ms = until === undefined ? QUERY_DEADLINE_MS : until - Date.now();
+export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void }, deadline: Deadline = requestDeadline()): Promise<T> {
+  const ms = deadline - Date.now();
   // A postgres.js query is sent when first awaited: one past the deadline is never sent.
   if (ms <= 0) {
     if (!('cancel' in query)) query.catch(() => {});
@@ -71,7 +71,7 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void 
   }
   inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
+  const expiry = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       query.cancel?.();
       query.catch(() => {});
@@ -79,7 +79,7 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => void 
     }, ms);
   });
   try {
-    return await Promise.race([query, deadline]);
+    return await Promise.race([query, expiry]);
   } finally {
     inFlight -= 1;
     clearTimeout(timer);

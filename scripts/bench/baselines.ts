@@ -13,7 +13,7 @@
 import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express from 'express';
 import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/body';
-import { withRequestDeadline } from '../../src/db';
+import { requestDeadline } from '../../src/db';
 import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/errors';
 import type { Logger } from '../../src/logger';
 import { createMetrics } from '../../src/metrics';
@@ -128,29 +128,30 @@ export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter
     const auth = authenticate(req.headers, req.rawHeaders);
     if (!auth.ok) return sendError(res, unauthorizedError(auth));
     res.locals.keyId = auth.keyId;
+    res.locals.deadline = requestDeadline();
     if (rateLimiter) {
-      const d = await rateLimiter.take(auth.owner);
+      const d = await rateLimiter.take(auth.owner, res.locals.deadline);
       res.set(rateLimitHeaders(d));
       if (!d.allowed) return sendError(res, rateLimited(d));
     }
-    withRequestDeadline(next);
+    next();
   });
   const query = (req: express.Request) => new URLSearchParams(req.originalUrl.split('?', 2)[1] ?? '');
   app.get('/v1/pets', async (req, res) => {
     res.locals.operationId = 'listPets';
-    res.json(await pets.list(checkListQuery(query(req))));
+    res.json(await pets.list(checkListQuery(query(req)), res.locals.deadline));
   });
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
     const body = await readJsonBody(req, res, ['application/json']);
-    res.status(201).json(await pets.create(checkNewPet(body)));
+    res.status(201).json(await pets.create(checkNewPet(body), res.locals.deadline));
   });
   app.get('/v1/pets/:petId', async (req, res) => {
     res.locals.operationId = 'getPet';
     res.set(deprecation);
     const id = checkPetId(String(req.params.petId));
-    const pet = await pets.get(id);
+    const pet = await pets.get(id, res.locals.deadline);
     if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${id}`);
     res.json(pet);
   });

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { projectRoot } from '../../src/paths';
 import { connect } from '../../src/db';
@@ -48,10 +48,34 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** The last `bytes` of a file. */
+function tailOf(path: string, bytes = 65_536): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(bytes, size));
+    const n = readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface StartOptions {
+  /**
+   * Where its output goes. Default: a pipe this process reads. A server under load logs a
+   * line per request: the bench sends them to a file instead, so that its load generator,
+   * which shares this process, does not spend its time reading them.
+   */
+  logFile?: string;
+}
+
 /** Spawns `command` (a server that logs "listening on <url>") and waits until it listens. */
-export async function startServerProcess(command: string[], env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // What it printed, its last 64 KiB: a server under load logs a line per request.
+export async function startServerProcess(command: string[], env: NodeJS.ProcessEnv, { logFile }: StartOptions = {}): Promise<ServerProcess> {
+  const sink = logFile === undefined ? 'pipe' : openSync(logFile, 'a');
+  const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', sink, sink] });
+  if (typeof sink === 'number') closeSync(sink); // the child has its own descriptor
+  // What it printed, its last 64 KiB.
   let text = '';
   const keep = (c: Buffer) => {
     text += c;
@@ -59,22 +83,23 @@ export async function startServerProcess(command: string[], env: NodeJS.ProcessE
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  const output = logFile === undefined ? () => text : () => tailOf(logFile);
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const match = /listening on (http:\/\/[^\s"]+)/.exec(text);
-    if (match) return { child, baseUrl: match[1], output: () => text, stop: () => (child.kill('SIGTERM'), exit) };
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(output());
+    if (match) return { child, baseUrl: match[1], output, stop: () => (child.kill('SIGTERM'), exit) };
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${command.join(' ')} did not start:\n${text}`);
+      throw new Error(`${command.join(' ')} did not start:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
 /** The product as production runs it: the build in dist/, started with node. */
-export async function startProduct(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  return startServerProcess([process.execPath, 'dist/src/server.js'], { PORT: '0', ...env });
+export async function startProduct(env: NodeJS.ProcessEnv, options?: StartOptions): Promise<ServerProcess> {
+  return startServerProcess([process.execPath, 'dist/src/server.js'], { PORT: '0', ...env }, options);
 }
 
 /** The process ids whose parent is `pid`, read from /proc (Linux). */

@@ -1,4 +1,5 @@
 import type { operations } from '../../generated/openapi';
+import type { Deadline } from '../db';
 import type { HealthCheck } from '../store/health';
 import type { PetStore } from '../store/pets';
 
@@ -29,6 +30,8 @@ export interface Input<Op extends OperationId> {
   caller: Caller | undefined;
   /** SHA-256 (hex) of the request body as sent, when there was one. */
   bodyFingerprint: string | undefined;
+  /** When the request's database work must be done: pass it to every store call. */
+  deadline: Deadline;
 }
 
 export interface Deps {

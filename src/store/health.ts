@@ -1,20 +1,20 @@
-import { type Sql, withDeadline } from '../db';
+import { type Deadline, type Sql, withDeadline } from '../db';
 import { serviceUnavailable } from '../errors';
 import { readMigrations } from './migrate';
 
 export interface HealthCheck {
   /** The last migration applied to the database, and the last one this build knows. */
-  migrations(): Promise<{ applied: number; known: number }>;
+  migrations(deadline?: Deadline): Promise<{ applied: number; known: number }>;
 }
 
 /** `pendingReason`: why start-up has not finished preparing the database, if it has not. */
 export function createHealthCheck(sql: Sql, pendingReason: () => string | undefined = () => undefined, known = readMigrations().at(-1)?.version ?? 0): HealthCheck {
   return {
-    async migrations() {
+    async migrations(deadline) {
       const pending = pendingReason();
       if (pending !== undefined) throw serviceUnavailable(`Not ready: ${pending}`);
       try {
-        const [row] = await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`);
+        const [row] = await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline);
         return { applied: row.version, known };
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/openapi';
 import { HttpError } from '../errors';
 import type { TransactionSql } from 'postgres';
-import { type Sql, withDeadline } from '../db';
+import { type Deadline, type Sql, withDeadline } from '../db';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
@@ -16,12 +16,13 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
+/** Each method's queries end by `deadline` (default: QUERY_DEADLINE_MS from the call), or it throws a 503. */
 export interface PetStore {
-  list(filter: { limit: number; status?: PetStatus }): Promise<Pet[]>;
-  create(pet: NewPet): Promise<Pet>;
+  list(filter: { limit: number; status?: PetStatus }, deadline?: Deadline): Promise<Pet[]>;
+  create(pet: NewPet, deadline?: Deadline): Promise<Pet>;
   /** `replayed`: the pet was created by an earlier request with this key, and is returned as it was then. */
-  createOnce(pet: NewPet, request: IdempotentRequest): Promise<{ pet: Pet; replayed: boolean }>;
-  get(id: number): Promise<Pet | undefined>;
+  createOnce(pet: NewPet, request: IdempotentRequest, deadline?: Deadline): Promise<{ pet: Pet; replayed: boolean }>;
+  get(id: number, deadline?: Deadline): Promise<Pet | undefined>;
 }
 
 export interface PetStoreOptions {
@@ -44,7 +45,7 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       RETURNING id, name, category_id AS "categoryId", status`;
 
   return {
-    async list({ limit, status }) {
+    async list({ limit, status }, deadline) {
       assertReady();
       // Ascending id order keeps pages stable. Two statements rather than one with
       // `status = $1 OR $1 IS NULL`, so that each is planned onto its own index.
@@ -61,16 +62,17 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
               WHERE status = ${status}
               ORDER BY id
               LIMIT ${limit}`,
+        deadline,
       );
     },
 
-    async create(pet) {
+    async create(pet, deadline) {
       assertReady();
-      const [created] = await withDeadline(insert(sql, pet));
+      const [created] = await withDeadline(insert(sql, pet), deadline);
       return created;
     },
 
-    async createOnce(pet, { owner, key, fingerprint }) {
+    async createOnce(pet, { owner, key, fingerprint }, deadline) {
       assertReady();
       // One transaction: the pet and the record of its response commit together or not at
       // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
@@ -101,15 +103,19 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
                   created_at = now(), expires_at = EXCLUDED.expires_at`;
           return { pet: created, replayed: false };
         }),
+        deadline,
       );
     },
 
-    async get(id) {
+    async get(id, deadline) {
       assertReady();
-      const [pet] = await withDeadline(sql<Pet[]>`
-        SELECT id, name, category_id AS "categoryId", status
-        FROM pets
-        WHERE id = ${id}`);
+      const [pet] = await withDeadline(
+        sql<Pet[]>`
+          SELECT id, name, category_id AS "categoryId", status
+          FROM pets
+          WHERE id = ${id}`,
+        deadline,
+      );
       return pet;
     },
   };

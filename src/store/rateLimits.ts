@@ -1,5 +1,5 @@
 import type { RateLimit } from '../config';
-import { type Sql, withDeadline } from '../db';
+import { type Deadline, type Sql, withDeadline } from '../db';
 import type { Logger } from '../logger';
 
 export interface RateDecision {
@@ -13,8 +13,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `owner` (the SHA-256 of its API key) and says whether it may proceed. */
-  take(owner: string): Promise<RateDecision>;
+  /** Counts one request of `owner` (the SHA-256 of its API key) and says whether it may proceed; a count it must write ends by `deadline`. */
+  take(owner: string, deadline?: Deadline): Promise<RateDecision>;
   /** Sends the counts not yet written; the server calls this on a timer and on shutdown. */
   flush(): Promise<void>;
 }
@@ -42,21 +42,25 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
   const counters = new Map<string, Counter>();
   let lastFailureLog = 0;
 
-  const add = async (owner: string, window: number, n: number): Promise<number> => {
-    const [row] = await withDeadline(sql<{ count: number }[]>`
-      INSERT INTO rate_limit_counts (owner, window_start, count)
-      VALUES (${owner}, ${window * windowSeconds}, ${n})
-      ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
-      RETURNING count`);
+  const add = async (owner: string, window: number, n: number, deadline?: Deadline): Promise<number> => {
+    const [row] = await withDeadline(
+      sql<{ count: number }[]>`
+        INSERT INTO rate_limit_counts (owner, window_start, count)
+        VALUES (${owner}, ${window * windowSeconds}, ${n})
+        ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
+        RETURNING count`,
+      deadline,
+    );
     return row.count;
   };
 
-  const sync = (owner: string, c: Counter): Promise<void> => {
+  // Requests arriving while a count is being written wait for that write, within its deadline.
+  const sync = (owner: string, c: Counter, deadline?: Deadline): Promise<void> => {
     c.syncing ??= (async () => {
       const n = c.pending;
       c.pending = 0;
       try {
-        c.known = await add(owner, c.window, n);
+        c.known = await add(owner, c.window, n, deadline);
         c.syncedAt = Date.now();
       } catch (err) {
         // The counts are kept for the next try. Requests are not refused because the
@@ -83,7 +87,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
   };
 
   return {
-    async take(owner) {
+    async take(owner, deadline) {
       const now = Date.now() / 1000;
       const window = Math.floor(now / windowSeconds);
       const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
@@ -91,7 +95,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
       const refused = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
       // Counts only grow within a window: once the database says the limit is reached, it stays reached.
       if (c.known >= limit) return refused;
-      if (Date.now() - c.syncedAt > maxStalenessMs || c.known + c.pending >= limit) await sync(owner, c);
+      if (Date.now() - c.syncedAt > maxStalenessMs || c.known + c.pending >= limit) await sync(owner, c, deadline);
       const used = c.known + c.pending;
       if (used >= limit) return refused;
       c.pending += 1;
