@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import OpenAPIBackend, { type Context } from 'openapi-backend';
@@ -43,8 +43,8 @@ interface ApiRequest {
   query: Record<string, unknown>;
   headers: Request['headers'];
   body?: unknown;
-  /** SHA-256 of the body as sent, kept for Idempotency-Key. */
-  bodyFingerprint?: string;
+  /** The body as sent, kept for Idempotency-Key's fingerprint. */
+  rawBody?: Buffer;
   /** When its database work (rate-limit count included) must be done. */
   deadline?: Deadline;
   auth?: AuthResult;
@@ -110,13 +110,14 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       if (!op) return;
       if (deps.rateLimiter && request.auth?.ok) {
         const decision = await deps.rateLimiter.take(request.auth.owner, request.deadline);
-        res.set(rateLimitHeaders(decision));
+        const headers = rateLimitHeaders(decision);
+        for (const name in headers) res.setHeader(name, headers[name]);
         if (!decision.allowed) throw rateLimited(decision);
       }
       if (op.requestMediaTypes.length > 0) {
         request.body = await readJsonBody(req, res, op.requestMediaTypes);
         // The bytes as sent (express.raw leaves them in req.body).
-        if (Buffer.isBuffer(req.body) && req.body.length > 0) request.bodyFingerprint = createHash('sha256').update(req.body).digest('hex');
+        if (Buffer.isBuffer(req.body) && req.body.length > 0) request.rawBody = req.body;
       }
       const raw = rawIntegerErrors(op, c.request.query, c.request.params);
       if (raw.length > 0) {
@@ -151,7 +152,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       api.register(operationId, (c: Context, req: Request, _res: Response, request: ApiRequest) => {
         const header = Object.fromEntries(headerParams.flatMap(([name, lower]) => (req.headers[lower] === undefined ? [] : [[name, req.headers[lower]]])));
         const caller = request.auth?.ok ? { keyId: request.auth.keyId, owner: request.auth.owner } : undefined;
-        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: request.bodyFingerprint, deadline: request.deadline ?? requestDeadline() }, { pets, health });
+        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: () => request.rawBody && hash('sha256', request.rawBody, 'hex'), deadline: request.deadline ?? requestDeadline() }, { pets, health });
       });
     }
   }

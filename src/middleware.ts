@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from './logger';
+import { type Logger, type RequestLogFields, requestLineWriter } from './logger';
 import type { createMetrics } from './metrics';
 import type { Spec } from './spec';
 
@@ -13,6 +13,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function operationalMiddleware({ spec, logger, metrics }: { spec: Spec; logger: Logger; metrics: ReturnType<typeof createMetrics> }): RequestHandler[] {
   // Which operations are deprecated, known once: their calls are also counted by API key.
   const deprecated = new Set([...spec.operations.values()].filter((op) => Object.keys(op.deprecationHeaders).length > 0).map((op) => op.operationId));
+  const logRequest = requestLineWriter(logger);
   return [
     (req, res, next) => {
       const started = performance.now();
@@ -31,11 +32,11 @@ export function operationalMiddleware({ spec, logger, metrics }: { spec: Spec; l
         metrics.observe(operationId, res.statusCode, seconds, deprecated.has(operationId) ? { apiKey: keyId } : undefined);
         // One line per request; never the headers (the Authorization header carries the key).
         const err = (res as { err?: Error }).err;
-        const line = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId, ...(err ? { err } : {}) };
+        const line: RequestLogFields = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId };
         if (!finished) logger.warn(line, 'request aborted');
         else if (res.statusCode === 503) logger.warn(line, 'request completed');
-        else if (res.statusCode >= 500 || err) logger.error(line, 'request failed');
-        else logger.info(line, 'request completed');
+        else if (res.statusCode >= 500 || err) logger.error({ ...line, ...(err ? { err } : {}) }, 'request failed');
+        else logRequest(line, 'request completed');
       });
       next();
     },

@@ -28,8 +28,8 @@ export interface Input<Op extends OperationId> {
   header: operations[Op]['parameters'] extends { header?: infer H } ? NonNullable<H> : Record<string, never>;
   /** Undefined only on operations that need no key. */
   caller: Caller | undefined;
-  /** SHA-256 (hex) of the request body as sent, when there was one. */
-  bodyFingerprint: string | undefined;
+  /** SHA-256 (hex) of the request body as sent, when there was one; computed when asked for. */
+  bodyFingerprint: () => string | undefined;
   /** When the request's database work must be done: pass it to every store call. */
   deadline: Deadline;
 }
