@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Response } from 'supertest';
+import OpenAPISchemaValidator from 'openapi-schema-validator';
 import { stringify } from 'yaml';
 import { errorCodeValues, petStatusValues } from '../generated/openapi';
 import { checkHandlersMatchSpec, createApp } from '../src/app';
@@ -19,6 +20,11 @@ const doc = spec.document as unknown as Record<string, any>;
 const op = (method: string, p: string) => doc.paths[p][method];
 
 describe('spec/openapi.yaml says what the seed says', () => {
+  test('it is a valid OpenAPI 3.0 document (the server does not check this at start-up: this test and npm run contract do)', () => {
+    const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(doc as never);
+    expect(errors).toEqual([]);
+  });
+
   test('OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.0.0');
