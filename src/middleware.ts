@@ -33,10 +33,11 @@ export function operationalMiddleware({ spec, logger, metrics }: { spec: Spec; l
         // One line per request; never the headers (the Authorization header carries the key).
         const err = (res as { err?: Error }).err;
         const line: RequestLogFields = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId };
-        if (!finished) logger.warn(line, 'request aborted');
-        else if (res.statusCode === 503) logger.warn(line, 'request completed');
-        else if (res.statusCode >= 500 || err) logger.error({ ...line, ...(err ? { err } : {}) }, 'request failed');
-        else logRequest(line, 'request completed');
+        // The common line by its template; the others through pino, with the fault's cause when there is one.
+        if (finished && res.statusCode < 500 && !err) logRequest(line, 'request completed');
+        else if (!finished) logger.warn({ ...line, err }, 'request aborted');
+        else if (res.statusCode === 503) logger.warn({ ...line, err }, 'request completed');
+        else logger.error({ ...line, err }, 'request failed');
       });
       next();
     },

@@ -41,9 +41,20 @@ function normalized(req: ParseInput): { path: string; method: string } {
  * is left out — cookie parameters, JSON-content or non-exploded query parameters, bodies
  * not yet parsed — otherwise undefined, and the library's own parse is used.
  */
+interface Parameter {
+  in?: string;
+  name?: string;
+  content?: unknown;
+  explode?: boolean;
+  schema?: { type?: string };
+}
+const parametersOf = (op: Operation) => (op.parameters ?? []) as Parameter[];
+
+/** Whether an operation uses only what the fast parse handles (no cookie, JSON-content or non-exploded parameters). */
+const parsesFast = (op: Operation) => !parametersOf(op).some((p) => p.in === 'cookie' || p.content !== undefined || p.explode === false || !p.in);
+
 function fastParser(op: Operation, router: Router): ((req: ParseInput) => ReturnType<Router['parseRequest']> | undefined) | undefined {
-  const params = (op.parameters ?? []) as { in?: string; content?: unknown; explode?: boolean }[];
-  if (params.some((p) => p.in === 'cookie' || p.content !== undefined || p.explode === false || !p.in)) return undefined;
+  if (!parsesFast(op)) return undefined;
   const names = [...op.path.matchAll(/\{([A-Za-z0-9_-]+)\}/g)].map((m) => m[1]);
   const pattern = new RegExp(`^${op.path.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)')}$`);
   return (req) => {
@@ -121,9 +132,8 @@ export function precompileValidation(api: OpenAPIBackend): void {
   const original = validator.validateRequest.bind(validator);
   const fast = new Map<Operation, (req: ParseInput) => ValidationResult | undefined>();
   for (const op of router.getOperations()) {
-    const params = (op.parameters ?? []) as { in?: string; name?: string; content?: unknown; explode?: boolean; schema?: { type?: string } }[];
-    if (params.some((p) => p.in === 'cookie' || p.content !== undefined || p.explode === false || !p.in)) continue;
-    const arrayQuery = params.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name as string);
+    if (!parsesFast(op)) continue;
+    const arrayQuery = parametersOf(op).filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name as string);
     const operationId = op.operationId as string;
     fast.set(op, (req) => {
       // A body still in text form: the library checks that it is JSON.

@@ -130,8 +130,9 @@ describe('faults', () => {
     // Port 1 on loopback: nothing listens, so every connection is refused.
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 2 });
     let api: ReturnType<typeof contractClient>;
+    const logs = captureLogs('info');
     beforeAll(async () => {
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: logs.logger });
       api = contractClient(app, await ContractChecker.create(spec));
     });
     afterAll(() => sql.end());
@@ -147,6 +148,13 @@ describe('faults', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(res.body).toEqual({ code: 'service_unavailable', message: expect.any(String), status: 503 });
       expect(res.headers['retry-after']).toBe('1');
+    });
+
+    test('and the 503 is logged as a warning with its cause', async () => {
+      const res = await api.get('/v1/pets').set(auth()).set('X-Request-Id', 'unreachable-1').expect(503);
+      expect(res.headers['x-request-id']).toBe('unreachable-1');
+      const line = logs.lines.map((l) => JSON.parse(l)).find((l) => l.req?.id === 'unreachable-1');
+      expect(line).toMatchObject({ level: 40, msg: 'request completed', res: { statusCode: 503 }, err: { code: 'ECONNREFUSED' } });
     });
 
     test('and bad input is still answered 400, without the database', async () => {
