@@ -46,7 +46,7 @@ interface ApiRequest {
   /** The body as sent, kept for Idempotency-Key's fingerprint. */
   rawBody?: Buffer;
   /** When its database work (rate-limit count included) must be done. */
-  deadline?: Deadline;
+  deadline: Deadline;
   auth?: AuthResult;
 }
 
@@ -158,7 +158,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       api.register(operationId, (c: Context, req: Request, _res: Response, request: ApiRequest) => {
         const header = Object.fromEntries(headerParams.flatMap(([name, lower]) => (req.headers[lower] === undefined ? [] : [[name, req.headers[lower]]])));
         const caller = request.auth?.ok ? { keyId: request.auth.keyId, owner: request.auth.owner } : undefined;
-        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: () => request.rawBody && hash('sha256', request.rawBody, 'hex'), deadline: request.deadline ?? requestDeadline() }, { pets, health });
+        return handler({ query: c.request.query, path: c.request.params, body: c.request.requestBody, header, caller, bodyFingerprint: () => request.rawBody && hash('sha256', request.rawBody, 'hex'), deadline: request.deadline }, { pets, health });
       });
     }
   }
@@ -195,6 +195,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       path: req.path,
       query: req.query as Record<string, unknown>,
       headers: req.headers,
+      deadline: requestDeadline(),
     };
     let reply: Reply;
     // No request under the API root is answered without a valid key: not a 404 or 405, nor a
@@ -204,7 +205,6 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       reply = errorReply(unauthorizedError(request.auth));
     } else {
       try {
-        request.deadline = requestDeadline();
         reply = (await api.handleRequest(request as never, req, res, request)) as Reply;
       } catch (err) {
         const failure = toHttpError(err);
