@@ -9,6 +9,9 @@
  * - `express`: express 5 with everything the product's requests go through except the
  *   OpenAPI layer (the same security headers, metrics, log line, rate limiter and request
  *   deadline): the floor, so that product/floor is the cost of the contract layer.
+ * - `bare`: the same express floor without the operational middleware (no security headers,
+ *   metrics, log line, request id or rate limiter; the same checks, store, SQL and deadline),
+ *   so that product/bare is the price of the contract layer and the production features together.
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express from 'express';
@@ -111,18 +114,22 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
 }
 
 export interface ExpressFloorDeps extends BaselineDeps {
-  logger: Logger;
+  /** Absent: the bare floor, without the operational middleware (log line, metrics, request id, security headers). */
+  logger?: Logger;
   rateLimiter?: RateLimiter;
 }
 
-/** The floor: express 5 and the product's operational middleware, with hand-written checks instead of the OpenAPI layer. */
+/**
+ * The floor: express 5 and the product's operational middleware, with hand-written checks
+ * instead of the OpenAPI layer. Without a logger (and rate limiter): the bare floor.
+ */
 export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter }: ExpressFloorDeps): express.Express {
   const authenticate = createBearerAuth(apiKeys);
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
-  app.use(operationalMiddleware({ spec, logger, metrics: createMetrics() }));
+  if (logger) app.use(operationalMiddleware({ spec, logger, metrics: createMetrics() }));
   app.use('/v1', async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const auth = authenticate(req.headers, req.rawHeaders);

@@ -1,6 +1,6 @@
 /**
  * Starts one of the benchmark's baselines as its own process:
- *   ts-node scripts/bench/serve.ts node|express   (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
+ *   ts-node scripts/bench/serve.ts node|express|bare   (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
  * and prints "listening on http://127.0.0.1:<port>/v1" like the product.
  */
 import { createServer } from 'node:http';
@@ -13,8 +13,8 @@ import { createRateLimiter } from '../../src/store/rateLimits';
 import { createExpressBaseline, createNodeBaseline } from './baselines';
 
 const kind = process.argv[2];
-if (kind !== 'node' && kind !== 'express') {
-  process.stderr.write('usage: serve.ts node|express\n');
+if (kind !== 'node' && kind !== 'express' && kind !== 'bare') {
+  process.stderr.write('usage: serve.ts node|express|bare\n');
   process.exit(2);
 }
 const config = loadConfig(process.env);
@@ -26,9 +26,13 @@ const sql = connect(config.databaseUrl, { max: 10 });
 const spec = loadSpec();
 const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
 const logger = createLogger(config.logLevel);
-const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
+// The bare floor has no rate limiter (nor log line, metrics or request id).
+const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logger) : undefined;
 const flushing = setInterval(() => void rateLimiter?.flush(), 200);
-const listener = kind === 'node' ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets }) : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logger, rateLimiter });
+const listener =
+  kind === 'node'
+    ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
+    : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logger: kind === 'express' ? logger : undefined, rateLimiter });
 const server = createServer(listener);
 server.keepAliveTimeout = config.keepAliveTimeoutMs;
 server.listen(config.port, config.host, () => {
