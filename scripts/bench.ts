@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { connect } from '../src/db';
+import { connect } from '../src/store/db';
 import { projectRoot } from '../src/paths';
 import { migrate } from '../src/store/migrate';
 import {

@@ -4,7 +4,7 @@
  * migrations at start-up; this is for deploy pipelines that migrate first.)
  */
 import { loadConfig } from '../src/config';
-import { connect } from '../src/db';
+import { connect } from '../src/store/db';
 import { migrate, readMigrations } from '../src/store/migrate';
 
 async function main(): Promise<number> {

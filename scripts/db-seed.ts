@@ -4,7 +4,7 @@
  * each committed on its own. Safe to re-run or to interrupt and run again.
  */
 import { loadConfig } from '../src/config';
-import { connect } from '../src/db';
+import { connect } from '../src/store/db';
 import { migrate } from '../src/store/migrate';
 import { seedSampleAnimals } from './lib/seed';
 

@@ -6,14 +6,16 @@
  */
 import { createApp } from '../src/app';
 import { ConfigError, loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
-import { loadSpec } from '../src/spec';
+import { loadSpec } from '../src/contract/spec';
+import { createMockHandlers } from '../src/handlers/mock';
+import { createLogging } from '../src/ops/logger';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const spec = loadSpec();
-  const logger = createLogger(config.logLevel);
-  const app = await createApp({ spec, apiKeys: config.apiKeys, mock: true, logger });
+  const logging = createLogging({ level: config.logLevel });
+  const { logger } = logging;
+  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { LOG_LEVELS, type LogLevel } from './logger';
+import { LOG_LEVELS, type LogLevel } from './ops/logger';
 import { embeddedDataDir } from './paths';
+import type { RateLimit } from './store/rateLimits';
 
 export interface Config {
   host: string;
@@ -22,17 +23,12 @@ export interface Config {
   rateLimit: RateLimit | undefined;
   /** How long an Idempotency-Key is remembered, in seconds. */
   idempotencyTtlSeconds: number;
-  /** Node's HTTP server timeouts, in milliseconds (see README, "Timeouts"). */
+  /** Node's HTTP server timeouts, in milliseconds (see the README's configuration table). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   /** A database with fsync or synchronous_commit off: refuse to serve on it, or serve and log an error. */
   onUnsafeDatabase: 'refuse' | 'warn';
-}
-
-export interface RateLimit {
-  requests: number;
-  windowSeconds: number;
 }
 
 export const DEFAULT_RATE_LIMIT = '6000/1m';

@@ -13,12 +13,12 @@ beforeAll(async () => {
   t = await startTestApp();
   await insertPets(t.sql, [{ name: 'Rex', categoryId: 1, status: 'available' }]);
   const pets = createPetStore(t.sql, { idempotencyTtlSeconds: 86_400 });
-  const { logger } = captureLogs('silent');
-  const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logger);
+  const { logging } = captureLogs('silent');
+  const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logging.logger);
   apps = {
     product: supertest.agent(t.app),
     node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, apiKeys: [API_KEY], pets }))),
-    express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logger, rateLimiter })),
+    express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logging, rateLimiter })),
     bare: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets })),
   };
 });

@@ -1,5 +1,5 @@
-import { HttpError } from '../src/errors';
-import { parseJsonExactly } from '../src/body';
+import { HttpError } from '../src/http/errors';
+import { parseJsonExactly } from '../src/http/body';
 
 const refusal = (text: string): string => {
   try {

@@ -59,7 +59,7 @@ describe('Dockerfile', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toContain('npm install --omit=dev');
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "--enable-source-maps", "dist\/src\/server\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--enable-source-maps", "dist\/src\/main\.js"\]$/m);
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0/m);
   });
 

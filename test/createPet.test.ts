@@ -1,4 +1,4 @@
-import { BODY_LIMIT_BYTES } from '../src/body';
+import { BODY_LIMIT_BYTES } from '../src/http/body';
 import { type Pet, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -77,14 +77,49 @@ describe('POST /v1/pets (createPet)', () => {
       ['categoryId null', { name: 'Rex', categoryId: null }, "body property 'categoryId' must be integer"],
       ['status unknown', { name: 'Rex', categoryId: 1, status: 'lost' }, "body property 'status' must be one of: available, pending, sold"],
       ['status null', { name: 'Rex', categoryId: 1, status: null }, "body property 'status'"],
-      ['an array', [{ name: 'Rex', categoryId: 1 }], 'request body must be object'],
-      ['a string', 'Rex', 'request body must be object'],
-      ['null', null, 'request body must be object'],
+      ['an array', [{ name: 'Rex', categoryId: 1 }], 'request body must be an object, got an array'],
+      ['a string', 'Rex', 'request body must be an object, got a string'],
+      ['null', null, 'request body must be an object, got null'],
+      ['a number', 42, 'request body must be an object, got a number'],
+      ['a boolean', true, 'request body must be an object, got a boolean'],
+      ['false', false, 'request body must be an object, got a boolean'],
+      ['zero', 0, 'request body must be an object, got a number'],
+      ['an empty string', '', 'request body must be an object, got a string'],
     ])('%s', async (_what, body, message) => {
       const before = await count();
       const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
       expect(await count()).toBe(before);
+    });
+  });
+
+  describe('when the body is JSON encoded twice (a JSON string whose text is JSON), then 400 says it is a string, and nothing is stored', () => {
+    // Each body is decoded once: the string's content is never decoded again, by us or by openapi-backend.
+    test.each([
+      ['a valid pet with a status', JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7, status: 'sold' }))],
+      ['a valid pet without a status', JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7 }))],
+      ['text that is not JSON', '"AAA"'],
+      ['a pet with an inexact number inside', '"{\\"name\\":\\"S\\",\\"categoryId\\":1e-400}"'],
+      ['a pet encoded three times', JSON.stringify(JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7 })))],
+      ['an array inside', JSON.stringify(JSON.stringify([{ name: 'S', categoryId: 7 }]))],
+      ['a number inside', '"42"'],
+      ['null inside', '"null"'],
+    ])('%s', async (_what, text) => {
+      const before = await count();
+      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(text).expect(400);
+      expect(res.body).toEqual({ code: 'validation_failed', message: 'request body must be an object, got a string', status: 400 });
+      expect(await count()).toBe(before);
+    });
+
+    test('a property whose value is JSON text is an ordinary string: stored as the text it is', async () => {
+      const name = JSON.stringify({ name: 'inner', categoryId: 1 });
+      const res = await t.api.post('/v1/pets').set(auth()).send(buildNewPet({ name })).expect(201);
+      expect((await stored(res.body.id)).name).toBe(name);
+    });
+
+    test('a categoryId sent as a JSON string of a number is refused, not decoded', async () => {
+      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send('{"name":"Rex","categoryId":"7"}').expect(400);
+      expect(res.body.message).toBe("body property 'categoryId' must be integer");
     });
   });
 

@@ -2,7 +2,7 @@ import { call, waitFor } from './support/load';
 import { type Running, reapAll, startServer, stop } from './support/processes';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from './support/throwawayPostgres';
 
-// The database failing under a running server (the real process, src/server.ts), on a
+// The database failing under a running server (the real process, src/main.ts), on a
 // PostgreSQL cluster this file starts, stops, and freezes itself.
 const KEY = 'faults-key-0123456789abcdef';
 const headers = { Authorization: `Bearer ${KEY}` };

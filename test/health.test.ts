@@ -1,9 +1,10 @@
 import { createApp } from '../src/app';
-import { connect } from '../src/db';
-import { loadSpec } from '../src/spec';
+import { connect } from '../src/store/db';
+import { loadSpec } from '../src/contract/spec';
+import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { readMigrations } from '../src/store/migrate';
-import { ContractChecker } from './support/contract';
+import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, type TestApp, captureLogs, contractClient, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -39,7 +40,7 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
     const spec = loadSpec();
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     try {
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging });
       const api = contractClient(app, await ContractChecker.create(spec));
       await api.get('/readyz').expect(503);
       await api.get('/healthz').expect(200);

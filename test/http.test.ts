@@ -1,9 +1,11 @@
 import { type AddressInfo, type Socket, createConnection, createServer } from 'node:net';
 import { createApp } from '../src/app';
-import { QUERY_DEADLINE_MS, connect } from '../src/db';
-import { loadSpec } from '../src/spec';
+import { connect } from '../src/store/db';
+import { QUERY_DEADLINE_MS } from '../src/store/deadline';
+import { loadSpec } from '../src/contract/spec';
+import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
-import { ContractChecker } from './support/contract';
+import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, listenOnLoopback, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -132,7 +134,7 @@ describe('faults', () => {
     let api: ReturnType<typeof contractClient>;
     const logs = captureLogs('info');
     beforeAll(async () => {
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: logs.logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: logs.logging });
       api = contractClient(app, await ContractChecker.create(spec));
     });
     afterAll(() => sql.end());
@@ -171,7 +173,7 @@ describe('faults', () => {
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
       const spec = loadSpec();
-      const app = await createApp({ spec, apiKeys: [API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger });
+      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging });
       const api = contractClient(app, await ContractChecker.create(spec));
       const started = Date.now();
       const res = await api.get('/v1/pets').set(auth()).expect(503);

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createConnection } from 'node:net';
 import type { Server } from 'node:http';
-import { createHttpServer } from '../src/httpServer';
+import { createHttpServer } from '../src/http/server';
 import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
 
 // HTTP hygiene and protection against slow or oversized clients, through the server

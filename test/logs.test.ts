@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { type RequestLogFields, createLogger, requestLineWriter } from '../src/logger';
+import { type LoggingOptions, type RequestLogFields, createLogging } from '../src/ops/logger';
 import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -45,36 +45,35 @@ describe('request logs (pino, one JSON line per request)', () => {
   });
 });
 
-describe('the request line writer (src/logger.ts)', () => {
+describe('the request line writer (src/ops/logger.ts)', () => {
   // The line every request writes is built by a template rather than by pino's serializer;
-  // it must be the line pino would have written, byte for byte, whatever the logger's settings.
+  // it must be the line pino would have written, byte for byte, whatever the logging's settings.
   const sameTime = (line: string) => line.replace(/"time":("[^"]*"|\d+)/, '"time":0');
   const fieldSets: RequestLogFields[] = [
     { req: { id: 'req-1', method: 'GET', path: '/v1/pets' }, res: { statusCode: 200 }, responseTime: 3, operationId: 'listPets', route: '/v1/pets', apiKey: 'key:0123abcd' },
     { req: { id: 'a"b\\c\u0001', method: 'DELETE', path: '/v1/pets/"%22\\' }, res: { statusCode: 405 }, responseTime: 0, operationId: undefined, route: '/v1/pets', apiKey: undefined },
     { req: { id: 'x', method: 'GET', path: '/nowhere' }, res: { statusCode: 404 }, responseTime: 12 },
   ];
-  test.each([
-    ['the product logger (ISO time, service binding)', (write: (l: string) => void) => createLogger('info', { write })],
-    ['a default pino logger (epoch time, pid and hostname)', (write: (l: string) => void) => pino({ level: 'info' }, { write })],
-    ['a child logger', (write: (l: string) => void) => createLogger('info', { write }).child({ worker: 2 })],
-  ])('%s', (_what, make) => {
-    const byPino: string[] = [];
-    const byTemplate: string[] = [];
-    const pinoLogger = make((l) => byPino.push(l));
-    const templateLogger = make((l) => byTemplate.push(l));
-    const write = requestLineWriter(templateLogger);
+  test.each<[string, Omit<LoggingOptions, 'level' | 'destination'>]>([
+    ['the product logging (ISO time, service field)', {}],
+    ['epoch time and several fields', { time: pino.stdTimeFunctions.epochTime, base: { service: 's"q', pid: 42, host: 'h\\x' } }],
+    ['no time and no fields', { time: pino.stdTimeFunctions.nullTime, base: {} }],
+  ])('%s', (_what, options) => {
+    const lines: string[] = [];
+    const { logger, requestLine } = createLogging({ level: 'info', destination: { write: (l: string) => lines.push(l) }, ...options });
     for (const fields of fieldSets) {
-      pinoLogger.info(fields, 'request completed');
-      write(fields, 'request completed');
+      logger.info(fields, 'request completed');
+      requestLine(fields, 'request completed');
     }
+    const [byPino, byTemplate] = [lines.filter((_, i) => i % 2 === 0), lines.filter((_, i) => i % 2 === 1)];
     expect(byTemplate.map(sameTime)).toEqual(byPino.map(sameTime));
+    expect(byTemplate).toHaveLength(fieldSets.length);
   });
 
   test('below its level it writes nothing', () => {
     const lines: string[] = [];
-    const write = requestLineWriter(createLogger('warn', { write: (l: string) => lines.push(l) }));
-    write(fieldSets[0], 'request completed');
+    const { requestLine } = createLogging({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
+    requestLine(fieldSets[0] as RequestLogFields, 'request completed');
     expect(lines).toEqual([]);
   });
 });

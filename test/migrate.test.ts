@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Sql, connect } from '../src/db';
+import { type Sql, connect } from '../src/store/db';
 import { migrate, readMigrations } from '../src/store/migrate';
 import { type TestDatabase, freshDatabase } from './support/databases';
 

@@ -1,14 +1,16 @@
 import { createApp } from '../src/app';
-import { loadSpec } from '../src/spec';
-import { ContractChecker } from './support/contract';
+import { loadSpec } from '../src/contract/spec';
+import { createMockHandlers } from '../src/handlers/mock';
+import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, type ApiClient, auth, captureLogs, contractClient } from './support/harness';
 
-// npm run mock: the app built with `mock: true`, with no database at all.
+// npm run mock: the app with the mock's handler map, with no database at all.
 const spec = loadSpec();
 const doc = spec.document as unknown as Record<string, any>;
 let api: ApiClient;
 beforeAll(async () => {
-  api = contractClient(await createApp({ spec, apiKeys: [API_KEY], mock: true, logger: captureLogs('silent').logger }), await ContractChecker.create(spec));
+  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: [API_KEY], logging: captureLogs('silent').logging });
+  api = contractClient(app, await ContractChecker.create(spec));
 });
 
 const example = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].example;

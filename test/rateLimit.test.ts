@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import pino from 'pino';
 import { createApp } from '../src/app';
-import { loadSpec } from '../src/spec';
+import { loadSpec } from '../src/contract/spec';
+import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { createRateLimiter } from '../src/store/rateLimits';
-import { ContractChecker } from './support/contract';
-import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, contractClient, startTestApp } from './support/harness';
+import { ContractChecker } from '../src/contract/responses';
+import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, startTestApp } from './support/harness';
 
 // Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP.
 const LIMIT = 5;
@@ -65,10 +65,10 @@ describe('rate limiting per API key', () => {
   });
 
   test('a second instance on the same database refuses the key at once, and what it counts reaches the first', async () => {
-    const logger = pino({ level: 'silent' });
+    const { logging } = captureLogs('silent');
     const spec = loadSpec();
-    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logger);
-    const app = await createApp({ spec, apiKeys: [API_KEY, OTHER_API_KEY], ...createStores(t.sql, { idempotencyTtlSeconds: 86_400 }), logger, rateLimiter });
+    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
+    const app = await createApp({ spec, apiKeys: [API_KEY, OTHER_API_KEY], handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })), logging, rateLimiter });
     const api = contractClient(app, await ContractChecker.create(spec));
     await api.get('/v1/pets').set(auth()).expect(429);
     // …and counts what it lets through where the first instance sees it.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadSpec } from '../src/spec';
+import { loadSpec } from '../src/contract/spec';
 import { type TestDatabase, freshDatabase } from './support/databases';
 import { reap, reapAll, spawnServer, startServer, stop } from './support/processes';
 

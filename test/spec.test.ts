@@ -1,18 +1,19 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Response } from 'supertest';
 import OpenAPISchemaValidator from 'openapi-schema-validator';
 import { stringify } from 'yaml';
 import { errorCodeValues, petStatusValues } from '../generated/openapi';
-import { checkHandlersMatchSpec, createApp } from '../src/app';
-import { connect } from '../src/db';
+import { createApp } from '../src/app';
+import { checkHandlersMatchSpec } from '../src/contract/spec';
+import { connect } from '../src/store/db';
 import { handlers } from '../src/handlers';
 import { projectRoot } from '../src/paths';
-import { loadSpec } from '../src/spec';
+import { loadSpec } from '../src/contract/spec';
+import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { checkGenerated } from '../scripts/contract/checks';
-import { ContractChecker } from './support/contract';
+import { ContractChecker, type ReceivedResponse } from '../src/contract/responses';
 import { captureLogs } from './support/harness';
 
 const spec = loadSpec();
@@ -167,7 +168,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger: captureLogs('silent').logger })).rejects.toThrow(
+    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging })).rejects.toThrow(
       'operation deletePet in the spec has no handler',
     );
     await sql.end();
@@ -180,7 +181,7 @@ describe('the contract checker used by every test can fail', () => {
     checker = await ContractChecker.create(spec);
   });
   const response = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    ({ status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } }) as unknown as Response;
+    ({ status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } }) satisfies ReceivedResponse;
   const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
   test('a conforming response passes', () => {
@@ -199,7 +200,7 @@ describe('the contract checker used by every test can fail', () => {
     ['a 429 without Retry-After', 'post', '/v1/pets', response(429, { code: 'rate_limited', message: 'x', status: 429 }), 'required header(s) Retry-After missing'],
     ['getPet without Sunset', 'get', '/v1/pets/1', response(200, pet, { deprecation: '@1', link: '<x>' }), 'required header(s) Sunset missing'],
     ['a malformed RateLimit header', 'get', '/v1/pets', response(200, [pet], { ratelimit: 'lots' }), 'headers do not match'],
-    ['a failure that is not JSON', 'get', '/nowhere', { status: 404, body: {}, headers: { 'content-type': 'text/html' } } as unknown as Response, 'not application/json'],
+    ['a failure that is not JSON', 'get', '/nowhere', { status: 404, body: {}, headers: { 'content-type': 'text/html' } } satisfies ReceivedResponse, 'not application/json'],
   ])('%s is a violation', (_what, method, url, res, message) => {
     expect(() => checker.check(method, url, res)).toThrow(message);
   });

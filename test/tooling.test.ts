@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { type Sql, connect } from '../src/db';
+import { type Sql, connect } from '../src/store/db';
 import { projectRoot } from '../src/paths';
 import { type TestDatabase, freshDatabase } from './support/databases';
 

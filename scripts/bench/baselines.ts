@@ -15,15 +15,16 @@
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express from 'express';
-import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/body';
-import { requestDeadline } from '../../src/db';
-import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/errors';
-import type { Logger } from '../../src/logger';
-import { createMetrics } from '../../src/metrics';
-import { operationalMiddleware } from '../../src/middleware';
-import { rateLimitHeaders, rateLimited } from '../../src/rateLimitReply';
-import { createBearerAuth, unauthorizedError } from '../../src/security';
-import type { Spec } from '../../src/spec';
+import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/http/body';
+import { requestDeadline } from '../../src/store/deadline';
+import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/http/errors';
+import type { Logging } from '../../src/ops/logger';
+import { createMetrics } from '../../src/ops/metrics';
+import { requestLog } from '../../src/ops/requestLog';
+import { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
+import { createBearerAuth, unauthorizedError } from '../../src/http/auth';
+import { type Spec, deprecatedOperations } from '../../src/contract/spec';
+import { queriesInFlight } from '../../src/store/db';
 import type { PetStore } from '../../src/store/pets';
 import type { RateLimiter } from '../../src/store/rateLimits';
 import { checkListQuery, checkNewPet, checkPetId } from './checks';
@@ -115,7 +116,7 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
 
 export interface ExpressFloorDeps extends BaselineDeps {
   /** Absent: the bare floor, without the operational middleware (log line, metrics, request id, security headers). */
-  logger?: Logger;
+  logging?: Logging;
   rateLimiter?: RateLimiter;
 }
 
@@ -123,13 +124,13 @@ export interface ExpressFloorDeps extends BaselineDeps {
  * The floor: express 5 and the product's operational middleware, with hand-written checks
  * instead of the OpenAPI layer. Without a logger (and rate limiter): the bare floor.
  */
-export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter }: ExpressFloorDeps): express.Express {
+export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimiter }: ExpressFloorDeps): express.Express {
   const authenticate = createBearerAuth(apiKeys);
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
-  if (logger) app.use(operationalMiddleware({ spec, logger, metrics: createMetrics() }));
+  if (logging) app.use(requestLog({ ...logging, metrics: createMetrics({ queriesInFlight }), countedByKey: deprecatedOperations(spec) }));
   app.use('/v1', async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const auth = authenticate(req.headers, req.rawHeaders);
@@ -152,7 +153,7 @@ export function createExpressBaseline({ spec, apiKeys, pets, logger, rateLimiter
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
     const body = await readJsonBody(req, res, ['application/json']);
-    res.status(201).json(await pets.create(checkNewPet(body), res.locals.deadline));
+    res.status(201).json(await pets.create(checkNewPet(body?.value), res.locals.deadline));
   });
   app.get('/v1/pets/:petId', async (req, res) => {
     res.locals.operationId = 'getPet';

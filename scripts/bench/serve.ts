@@ -5,9 +5,9 @@
  */
 import { createServer } from 'node:http';
 import { loadConfig } from '../../src/config';
-import { connect } from '../../src/db';
-import { createLogger } from '../../src/logger';
-import { loadSpec } from '../../src/spec';
+import { connect } from '../../src/store/db';
+import { createLogging } from '../../src/ops/logger';
+import { loadSpec } from '../../src/contract/spec';
 import { createPetStore } from '../../src/store/pets';
 import { createRateLimiter } from '../../src/store/rateLimits';
 import { createExpressBaseline, createNodeBaseline } from './baselines';
@@ -25,14 +25,14 @@ if (!config.databaseUrl) {
 const sql = connect(config.databaseUrl, { max: 10 });
 const spec = loadSpec();
 const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
-const logger = createLogger(config.logLevel);
+const logging = createLogging({ level: config.logLevel });
 // The bare floor has no rate limiter (nor log line, metrics or request id).
-const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logger) : undefined;
+const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
 const flushing = setInterval(() => void rateLimiter?.flush(), 200);
 const listener =
   kind === 'node'
     ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
-    : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logger: kind === 'express' ? logger : undefined, rateLimiter });
+    : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
 const server = createServer(listener);
 server.keepAliveTimeout = config.keepAliveTimeoutMs;
 server.listen(config.port, config.host, () => {

@@ -5,10 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkHandlersMatchSpec } from '../../src/app';
+import { checkHandlersMatchSpec, loadSpec } from '../../src/contract/spec';
 import { handlers } from '../../src/handlers';
 import { projectRoot } from '../../src/paths';
-import { loadSpec } from '../../src/spec';
 import { type Change, diffDocuments, formatChanges, loadDocument } from './diff';
 
 export interface CheckResult {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { projectRoot } from '../../src/paths';
-import { connect } from '../../src/db';
+import { connect } from '../../src/store/db';
 
 /** A database of its own on the server `adminUrl` names, dropped by `drop()`. */
 export async function scratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -99,7 +99,7 @@ export async function startServerProcess(command: string[], env: NodeJS.ProcessE
 
 /** The product as production runs it: the build in dist/, started with node. */
 export async function startProduct(env: NodeJS.ProcessEnv, options?: StartOptions): Promise<ServerProcess> {
-  return startServerProcess([process.execPath, 'dist/src/server.js'], { PORT: '0', ...env }, options);
+  return startServerProcess([process.execPath, 'dist/src/main.js'], { PORT: '0', ...env }, options);
 }
 
 /** The process ids whose parent is `pid`, read from /proc (Linux). */

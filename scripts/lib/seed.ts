@@ -1,4 +1,4 @@
-import type { Sql } from '../../src/db';
+import type { Sql } from '../../src/store/db';
 
 const BATCH = 10_000;
 

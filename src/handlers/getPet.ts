@@ -1,8 +1,7 @@
-import { HttpError } from '../errors';
-import type { OperationHandler } from './types';
+import { type OperationHandler, failure } from './types';
 
 export const getPet: OperationHandler<'getPet'> = async ({ path, deadline }, { pets }) => {
   const pet = await pets.get(path.petId, deadline);
-  if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${path.petId}`);
+  if (!pet) return failure(404, 'not_found', `No animal has id ${path.petId}`);
   return { status: 200, body: pet };
 };

@@ -1,18 +1,24 @@
-import type { operations } from '../../generated/openapi';
-import type { Deadline } from '../db';
-import type { HealthCheck } from '../store/health';
-import type { PetStore } from '../store/pets';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { components, operations } from '../../generated/openapi';
+import type { Deadline } from '../store/deadline';
+import type { Stores } from '../store';
 
 export type OperationId = keyof operations;
 
 type Responses<Op extends OperationId> = operations[Op]['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type SuccessStatus<Op extends OperationId> = Extract<keyof Responses<Op>, 200 | 201>;
+/** The statuses the spec documents for an operation (`default` is for failures the pipeline answers). */
+type DocumentedStatus<Op extends OperationId> = Extract<keyof Responses<Op>, number>;
 
-/** What a handler returns: one of the operation's success responses, typed from the spec. Failures are thrown as HttpError. */
+/** What a handler returns: one of the operation's documented responses, typed from the spec. */
 export type Reply<Op extends OperationId> = {
-  [S in SuccessStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]>; headers?: Record<string, string> };
-}[SuccessStatus<Op>];
+  [S in DocumentedStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]>; headers?: Record<string, string> };
+}[DocumentedStatus<Op>];
+
+type ErrorBody = components['schemas']['Error'];
+
+/** A documented failure as a reply: the Error body, whose `status` is the HTTP status. */
+export const failure = <S extends number>(status: S, code: ErrorBody['code'], message: string) => ({ status, body: { code, message, status } });
 
 /** The authenticated caller: `owner` (SHA-256 of its API key, hex) scopes what it stores. */
 export interface Caller {
@@ -26,6 +32,8 @@ export interface Input<Op extends OperationId> {
   path: NonNullable<operations[Op]['parameters']['path']>;
   body: operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
   header: operations[Op]['parameters'] extends { header?: infer H } ? NonNullable<H> : Record<string, never>;
+  /** Every request header as Node gives it (lower-case names), for what the spec does not type. */
+  headers: IncomingHttpHeaders;
   /** Undefined only on operations that need no key. */
   caller: Caller | undefined;
   /** SHA-256 (hex) of the request body as sent, when there was one; computed when asked for. */
@@ -34,9 +42,8 @@ export interface Input<Op extends OperationId> {
   deadline: Deadline;
 }
 
-export interface Deps {
-  pets: PetStore;
-  health: HealthCheck;
-}
+/** One operation's handler, in src/handlers/<operationId>.ts: thin, input in, reply out; failures the store throws are mapped by the pipeline. */
+export type OperationHandler<Op extends OperationId> = (input: Input<Op>, stores: Stores) => Promise<Reply<Op>>;
 
-export type OperationHandler<Op extends OperationId> = (input: Input<Op>, deps: Deps) => Promise<Reply<Op>>;
+/** What the app runs for each operation of the spec: the handlers over their stores, or the mock. */
+export type HandlerMap = { [Op in OperationId]: (input: Input<Op>) => Promise<Reply<Op>> };

@@ -1,5 +1,6 @@
-import { type Deadline, type Sql, withDeadline } from '../db';
-import { serviceUnavailable } from '../errors';
+import { type Sql, withDeadline } from './db';
+import type { Deadline } from './deadline';
+import { NotReadyError } from './errors';
 import { readMigrations } from './migrate';
 
 export interface HealthCheck {
@@ -12,7 +13,7 @@ export function createHealthCheck(sql: Sql, pendingReason: () => string | undefi
   return {
     async migrations(deadline) {
       const pending = pendingReason();
-      if (pending !== undefined) throw serviceUnavailable(`Not ready: ${pending}`);
+      if (pending !== undefined) throw new NotReadyError(`Not ready: ${pending}`);
       try {
         const [row] = await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline);
         return { applied: row.version, known };

@@ -1,8 +1,13 @@
-import { type Sql, withDeadline } from '../db';
-import type { Deps } from '../handlers/types';
-import { createHealthCheck } from './health';
-import { createPetStore } from './pets';
+import { type Sql, withDeadline } from './db';
+import { type HealthCheck, createHealthCheck } from './health';
+import { type PetStore, createPetStore } from './pets';
 import type { DatabasePreparation } from './prepare';
+
+/** Everything the handlers read and write. */
+export interface Stores {
+  pets: PetStore;
+  health: HealthCheck;
+}
 
 export interface StoreOptions {
   idempotencyTtlSeconds: number;
@@ -11,7 +16,7 @@ export interface StoreOptions {
 }
 
 /** Everything the handlers read and write, over one pool. */
-export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation }: StoreOptions): Deps {
+export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation }: StoreOptions): Stores {
   return {
     pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady: preparation?.assertReady }),
     health: createHealthCheck(sql, preparation?.pendingReason),

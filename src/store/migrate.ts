@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Sql } from '../db';
+import type { Sql } from './db';
 import { migrationsDir } from '../paths';
 
 export interface Migration {

@@ -1,7 +1,8 @@
-import type { components } from '../../generated/openapi';
-import { HttpError } from '../errors';
 import type { TransactionSql } from 'postgres';
-import { type Deadline, type Sql, withDeadline } from '../db';
+import type { components } from '../../generated/openapi';
+import { type Sql, withDeadline } from './db';
+import type { Deadline } from './deadline';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
@@ -16,11 +17,17 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
-/** Each method's queries end by `deadline` (default: QUERY_DEADLINE_MS from the call), or it throws a 503. */
+/**
+ * Each method's queries end by `deadline` (default: QUERY_DEADLINE_MS from the call), or it
+ * throws DeadlineExceededError; a database that cannot serve gives DatabaseUnavailableError.
+ */
 export interface PetStore {
   list(filter: { limit: number; status?: PetStatus }, deadline?: Deadline): Promise<Pet[]>;
   create(pet: NewPet, deadline?: Deadline): Promise<Pet>;
-  /** `replayed`: the pet was created by an earlier request with this key, and is returned as it was then. */
+  /**
+   * `replayed`: the pet was created by an earlier request with this key, and is returned as it
+   * was then. Throws IdempotencyKeyInUseError or IdempotencyKeyReusedError.
+   */
   createOnce(pet: NewPet, request: IdempotentRequest, deadline?: Deadline): Promise<{ pet: Pet; replayed: boolean }>;
   get(id: number, deadline?: Deadline): Promise<Pet | undefined>;
 }
@@ -28,7 +35,7 @@ export interface PetStore {
 export interface PetStoreOptions {
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlSeconds: number;
-  /** Throws (503) while the database is not yet migrated. */
+  /** Throws NotReadyError while the database is not yet migrated. */
   assertReady?: () => void;
 }
 
@@ -80,17 +87,13 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
         sql.begin(async (tx) => {
           const [{ locked }] = await tx<{ locked: boolean }[]>`
             SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`;
-          if (!locked) {
-            throw new HttpError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry after it completes');
-          }
+          if (!locked) throw new IdempotencyKeyInUseError();
           const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
             SELECT fingerprint, response
             FROM idempotency_keys
             WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
           if (earlier) {
-            if (earlier.fingerprint !== fingerprint) {
-              throw new HttpError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request');
-            }
+            if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
             return { pet: JSON.parse(earlier.response) as Pet, replayed: true };
           }
           const [created] = await insert(tx, pet);

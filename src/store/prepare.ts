@@ -1,6 +1,6 @@
-import type { Sql } from '../db';
-import { isDatabaseUnavailable, serviceUnavailable } from '../errors';
-import type { Logger } from '../logger';
+import type { Logger } from '../ops/logger';
+import type { Sql } from './db';
+import { NotReadyError, isDatabaseUnavailable } from './errors';
 import { migrate } from './migrate';
 
 /** A database this service must not run on: the process stops with this, it is not retried. */
@@ -34,7 +34,7 @@ export async function checkDurability(sql: Sql): Promise<void> {
 export interface DatabasePreparation {
   /** Resolves with the migrations applied once the database is usable; rejects only on an UnsafeDatabaseError or a migration conflict. */
   done: Promise<number[]>;
-  /** Throws a 503 until the database is prepared. Cheap: called on every request that touches the database. */
+  /** Throws NotReadyError until the database is prepared. Cheap: called on every request that touches the database. */
   assertReady(): void;
   /** Why the database is not ready yet, or undefined once it is. */
   pendingReason(): string | undefined;
@@ -95,7 +95,7 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
   return {
     done,
     assertReady() {
-      if (reason !== undefined) throw serviceUnavailable(`The service is starting: ${reason}; retry shortly`);
+      if (reason !== undefined) throw new NotReadyError(`The service is starting: ${reason}; retry shortly`);
     },
     pendingReason: () => reason,
     cancel() {

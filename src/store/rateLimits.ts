@@ -1,6 +1,12 @@
-import type { RateLimit } from '../config';
-import { type Deadline, type Sql, withDeadline } from '../db';
-import type { Logger } from '../logger';
+import type { Logger } from '../ops/logger';
+import { type Sql, withDeadline } from './db';
+import type { Deadline } from './deadline';
+
+/** Requests each API key may make per window (RATE_LIMIT). */
+export interface RateLimit {
+  requests: number;
+  windowSeconds: number;
+}
 
 export interface RateDecision {
   allowed: boolean;

@@ -1,4 +1,4 @@
-import { connect } from '../../src/db';
+import { connect } from '../../src/store/db';
 import { scratchDatabase } from '../../scripts/lib/processes';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/db';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/embedded';
 
 declare global {
   // Handed from globalSetup to globalTeardown, which run in the same process.

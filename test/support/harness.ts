@@ -2,15 +2,16 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import supertest from 'supertest';
 import type { components } from '../../generated/openapi';
+import type pino from 'pino';
 import { createApp } from '../../src/app';
-import { type Sql, connect } from '../../src/db';
-import pino from 'pino';
-import { type Spec, loadSpec } from '../../src/spec';
-import { migrate } from '../../src/store/migrate';
+import { ContractChecker } from '../../src/contract/responses';
+import { type Spec, loadSpec } from '../../src/contract/spec';
+import { withStores } from '../../src/handlers';
+import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
-import { createRateLimiter } from '../../src/store/rateLimits';
-import type { RateLimit } from '../../src/config';
-import { ContractChecker } from './contract';
+import { type Sql, connect } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import { type RateLimit, createRateLimiter } from '../../src/store/rateLimits';
 import { type TestDatabase, freshDatabase } from './databases';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -43,16 +44,17 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off' } = {}): Promise<TestApp> {
+export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; deadlineMs?: number } = {}): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
-  const { logger, lines } = captureLogs();
+  const { logging, lines } = captureLogs();
   const spec = loadSpec();
   // Rate limiting is on, as in production, with a limit no ordinary test reaches.
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
-  const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logger);
-  const app = await createApp({ spec, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], ...createStores(sql, { idempotencyTtlSeconds: 86_400 }), logger, metricsToken: options.metricsToken, rateLimiter });
+  const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
+  const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
+  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, deadlineMs: options.deadlineMs });
   const checker = await ContractChecker.create(spec);
   return {
     app,
@@ -80,11 +82,11 @@ export async function listenOnLoopback(app: Express): Promise<{ origin: string; 
   return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** A logger whose JSON lines are kept in memory; `silent` for apps whose logs no test reads. */
+/** The product's logging with its JSON lines kept in memory; `silent` for apps whose logs no test reads. */
 export function captureLogs(level: pino.LevelWithSilent = 'info') {
   const lines: string[] = [];
-  const logger = pino({ level }, { write: (line: string) => lines.push(line) });
-  return { logger, lines };
+  const logging = createLogging({ level, destination: { write: (line: string) => lines.push(line) } });
+  return { logging, lines };
 }
 
 let seq = 0;

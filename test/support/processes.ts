@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { projectRoot } from '../../src/paths';
 
-// The real process entry (src/server.ts) as `npm start` runs it, compiled on the fly,
+// The real process entry (src/main.ts) as `npm start` runs it, compiled on the fly,
 // in its own process group so that cleanup reaches anything it started.
-export const FROM_SOURCE = [process.execPath, '-r', 'ts-node/register', 'src/server.ts'];
+export const FROM_SOURCE = [process.execPath, '-r', 'ts-node/register', 'src/main.ts'];
 
 export interface Spawned {
   child: ChildProcess;

@@ -15,12 +15,20 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** A request body as sent and as decoded, once. */
+export interface DecodedBody {
+  /** The bytes as sent (for Idempotency-Key's fingerprint). */
+  bytes: Buffer;
+  /** The JSON value; undefined when the body is empty. */
+  value: unknown;
+}
+
 /**
- * Reads and parses the body of an operation that takes one. Returns undefined when no
- * body was sent (validation then reports it missing). The media type must be one the
- * spec lists for the operation, and JSON must be UTF-8 (RFC 8259 §8.1).
+ * Reads and decodes the body of an operation that takes one: the only place a body is
+ * decoded. Returns undefined when no body was sent (validation then reports it missing). The
+ * media type must be one the spec lists for the operation, and JSON must be UTF-8 (RFC 8259 §8.1).
  */
-export async function readJsonBody(req: Request, res: Response, mediaTypes: readonly string[]): Promise<unknown> {
+export async function readJsonBody(req: Request, res: Response, mediaTypes: readonly string[]): Promise<DecodedBody | undefined> {
   if (!hasBody(req)) return undefined;
   const contentType = req.headers['content-type'];
   const [mediaType, ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
@@ -32,14 +40,35 @@ export async function readJsonBody(req: Request, res: Response, mediaTypes: read
     throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
   }
   await new Promise<void>((resolve, reject) => readBytes(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  // express.raw leaves the bytes in req.body, a Buffer (empty when nothing was sent).
+  const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   let text = '';
   try {
-    text = Buffer.isBuffer(req.body) ? utf8.decode(req.body) : '';
+    text = utf8.decode(bytes);
   } catch {
     throw new HttpError(400, 'malformed_json', 'The request body is not valid UTF-8');
   }
-  if (text.trim() === '') return undefined;
-  return parseJsonExactly(text);
+  return { bytes, value: text.trim() === '' ? undefined : parseJsonExactly(text) };
+}
+
+/** The JSON types a request body's schema can name at its top level, as JSON Schema names them. */
+export type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
+const jsonTypeOf = (value: unknown): Exclude<JsonType, 'integer'> =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as 'object' | 'string' | 'number' | 'boolean');
+const withArticle = (type: string) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+/**
+ * Refuses a decoded body whose JSON type is not the one the operation's schema names, with
+ * a message that says what it got: "request body must be an object, got a string". A JSON
+ * string whose content is JSON (a body encoded twice) is such a body: it is never decoded again.
+ */
+export function requireBodyType(value: unknown, expected: { type: JsonType; nullable: boolean }): void {
+  const actual = jsonTypeOf(value);
+  if (actual === expected.type || (actual === 'null' && expected.nullable)) return;
+  if (expected.type === 'integer' && Number.isInteger(value)) return;
+  if (expected.type === 'number' && actual === 'number') return;
+  throw new HttpError(400, 'validation_failed', `request body must be ${withArticle(expected.type)}, got ${withArticle(actual)}`);
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

@@ -1,5 +1,5 @@
+import type { RateDecision } from '../store/rateLimits';
 import { HttpError } from './errors';
-import type { RateDecision } from './store/rateLimits';
 
 /** draft-ietf-httpapi-ratelimit-headers: the policy, and what is left of it. Sent on every counted request. */
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {

@@ -36,10 +36,9 @@ export function createBearerAuth(apiKeys: readonly string[]) {
     digests.forEach((d, i) => {
       if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;
     });
-    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyId: keyIds[keyIndex], owner: owners[keyIndex] };
+    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyId: keyIds[keyIndex] as string, owner: owners[keyIndex] as string };
   };
 }
-
 
 export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   missing: 'Missing API key: send Authorization: Bearer <API_KEY>',

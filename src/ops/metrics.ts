@@ -1,8 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { queriesInFlight } from './db';
 
-/** Prometheus metrics of one app: requests by operation and status, deprecated calls by key, the database, the process. */
-export function createMetrics() {
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Prometheus metrics of one app: requests by operation and status, deprecated calls by key,
+ * the database's queries in flight (`queriesInFlight`, read at each scrape), the process.
+ */
+export function createMetrics({ queriesInFlight }: { queriesInFlight: () => number }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -42,4 +46,3 @@ export function createMetrics() {
     },
   };
 }
-

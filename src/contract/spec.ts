@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'openapi-types';
 import { parse } from 'yaml';
-import { specPath } from './paths';
+import { specPath } from '../paths';
+
+/** The top-level JSON type a request body must have: an object or an array (see bodyTypeOf). */
+export interface BodyType {
+  type: 'object' | 'array';
+  nullable: boolean;
+}
 
 /** What the server needs to know about one operation, read from the spec once at start-up. */
 export interface OperationFacts {
@@ -17,6 +23,8 @@ export interface OperationFacts {
   headerParams: string[];
   /** Media types the request body may be sent as; empty when the operation takes no body. */
   requestMediaTypes: string[];
+  /** What the decoded JSON body must be at its top level, when the operation takes one. */
+  requestBodyType: BodyType | undefined;
   /** RFC 9745 / RFC 8594 headers for a deprecated operation; empty otherwise. */
   deprecationHeaders: Record<string, string>;
 }
@@ -28,8 +36,6 @@ export interface Spec {
   /** The path every top-level server URL ends in, e.g. `/v1`. */
   apiRoot: string;
   operations: Map<string, OperationFacts>;
-  /** Each path template with its operations by method and the `Allow` list for 405. */
-  routes: Route[];
   /**
    * The document as routed here: every path written out with its base path (`/v1/pets`,
    * `/healthz`), since a path may name its own servers (the probes live outside /v1).
@@ -42,20 +48,8 @@ export function underApiRoot(spec: Spec, path: string): boolean {
   return spec.apiRoot === '/' || path === spec.apiRoot || path.startsWith(`${spec.apiRoot}/`);
 }
 
-export interface Route {
-  /** The path template on this server, e.g. `/v1/pets/{petId}`. */
-  template: string;
-  pattern: RegExp;
-  allow: string[];
-  byMethod: Map<string, OperationFacts>;
-}
-
-/** The route a request path falls under, if any. */
-export function findRoute(spec: Spec, path: string): Route | undefined {
-  return spec.routes.find((r) => r.pattern.test(path));
-}
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The HTTP methods a path item can hold, in the order the OpenAPI specification lists them. */
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 function isRef(x: unknown): x is OpenAPIV3.ReferenceObject {
   return typeof x === 'object' && x !== null && '$ref' in x;
@@ -105,12 +99,19 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, all: Map<string, Oper
   return headers;
 }
 
-function templateToPattern(template: string): RegExp {
-  const escaped = template
-    .split(/\{[^}]+\}/)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${escaped}/?$`);
+/**
+ * The body is decoded once (src/http/body.ts) and handed to openapi-backend as a value. The
+ * library decodes a body it is given as a string or a number once more, as JSON text, so a
+ * JSON body must be a document: an object or an array, checked before the library sees it.
+ */
+function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject | undefined, where: string): BodyType | undefined {
+  const json = body?.content['application/json'];
+  if (!json) return undefined;
+  const schema = json.schema ? resolve(doc, json.schema) : undefined;
+  if (schema?.type !== 'object' && schema?.type !== 'array') {
+    throw new Error(`${where}: the application/json request body schema must declare type: object or type: array (a JSON document), got ${schema?.type ?? 'no type'}`);
+  }
+  return { type: schema.type, nullable: schema.nullable === true };
 }
 
 /** Reads spec/openapi.yaml and derives, once, everything the server takes from it. */
@@ -120,7 +121,6 @@ export function loadSpec(file = specPath): Spec {
   const apiRoot = basePathOf(document.servers, 'the spec');
   const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
-  const routes: Route[] = [];
   const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];
 
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -128,12 +128,9 @@ export function loadSpec(file = specPath): Spec {
     const fullPath = join(item.servers ? basePathOf(item.servers, path) : apiRoot, path);
     const { servers: _servers, ...routed } = structuredClone(item);
     routingDocument.paths[fullPath] = routed;
-    const methods: string[] = [];
-    const byMethod = new Map<string, OperationFacts>();
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      methods.push(method.toUpperCase());
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve(document, p));
       const integerParams = params
@@ -148,19 +145,29 @@ export function loadSpec(file = specPath): Spec {
         integerParams,
         headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         requestMediaTypes: body ? Object.keys(body.content) : [],
+        requestBodyType: bodyTypeOf(document, body, `${method.toUpperCase()} ${path}`),
         deprecationHeaders: {},
       };
       operations.set(op.operationId, facts);
-      byMethod.set(facts.method, facts);
       if (op.deprecated) deprecated.push([facts, op]);
     }
-    // A server answers HEAD wherever it answers GET (RFC 9110 §9.3.2).
-    if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-    // And OPTIONS everywhere: 204 with this list (RFC 9110 §9.3.7).
-    if (!methods.includes('OPTIONS')) methods.push('OPTIONS');
-    routes.push({ template: fullPath, pattern: templateToPattern(fullPath), allow: methods, byMethod });
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  return { yamlText, document, apiRoot, operations, routes, routingDocument };
+  return { yamlText, document, apiRoot, operations, routingDocument };
 }
+
+/** Fails, naming them, when the spec's operations and the handlers do not pair up one to one. */
+export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handlerNames: Iterable<string>): void {
+  const ops = new Set(specOperationIds);
+  const names = new Set(handlerNames);
+  const problems = [
+    ...[...ops].filter((id) => !names.has(id)).map((id) => `operation ${id} in the spec has no handler in src/handlers/`),
+    ...[...names].filter((n) => !ops.has(n)).map((n) => `handler ${n} names no operation in the spec`),
+  ];
+  if (problems.length > 0) throw new Error(`The handlers do not match spec/openapi.yaml:\n  - ${problems.join('\n  - ')}`);
+}
+
+/** The operations marked deprecated: their calls are also counted by API key, so that who still calls them is known before the sunset. */
+export const deprecatedOperations = (spec: Spec): Set<string> =>
+  new Set([...spec.operations.values()].filter((op) => Object.keys(op.deprecationHeaders).length > 0).map((op) => op.operationId));

@@ -2,11 +2,13 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
-import { connect, type EmbeddedPostgres, type Sql, startEmbeddedPostgres } from './db';
-import { createHttpServer } from './httpServer';
-import { type Logger, createLogger } from './logger';
-import { type Spec, loadSpec } from './spec';
+import { type Spec, loadSpec } from './contract/spec';
+import { withStores } from './handlers';
+import { createHttpServer } from './http/server';
+import { type Logger, type Logging, createLogging } from './ops/logger';
 import { createStores, sweepExpired } from './store';
+import { type Sql, connect } from './store/db';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
 import { prepareDatabase } from './store/prepare';
 import { createRateLimiter } from './store/rateLimits';
 
@@ -52,7 +54,8 @@ interface Serving {
  * One serving process: the app on a pool, until SIGTERM. It listens at once, whether or not
  * the database answers; requests get 503 until the database is migrated and checked.
  */
-async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
+async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
+  const { logger } = logging;
   if (embedded) logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
   const preparation = prepareDatabase(sql, { logger, onUnsafe: embedded ? 'skip' : config.onUnsafeDatabase });
   preparation.done.catch((err: unknown) => {
@@ -61,7 +64,7 @@ async function serve(config: Config, logger: Logger, spec: Spec, sql: Sql, embed
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
   const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation });
-  const app = await createApp({ spec, apiKeys: config.apiKeys, ...stores, logger, metricsToken: config.metricsToken, rateLimiter });
+  const app = await createApp({ spec, handlers: withStores(stores), apiKeys: config.apiKeys, logging, metricsToken: config.metricsToken, rateLimiter });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -134,12 +137,13 @@ async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: 
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
+  const logging = createLogging({ level: config.logLevel });
+  const { logger } = logging;
   const spec = loadSpec();
 
   if (cluster.isWorker) {
     // Forked by the primary, which migrated the database and prints the banner.
-    await serve(config, logger, spec, connect(config.databaseUrl as string, { max: 10 }), undefined);
+    await serve(config, logging, spec, connect(config.databaseUrl as string, { max: 10 }), undefined);
     return;
   }
   if (config.webConcurrency > 1) return primary(config, logger, spec, config.databaseUrl as string);
@@ -152,7 +156,7 @@ async function main(): Promise<void> {
   }
   // PGlite serves one session at a time; a real server gets a pool.
   const sql = connect(databaseUrl, { max: embedded ? 1 : 10 });
-  const { server, ready } = await serve(config, logger, spec, sql, embedded);
+  const { server, ready } = await serve(config, logging, spec, sql, embedded);
   // The banner waits a moment for the database, to say whether it is there.
   const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
   banner(logger, spec, config, originOf(config, portOf(server, config.port)), describeDatabase(config, databaseUrl, applied), 1);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
-import type { components } from '../generated/openapi';
+import type { components } from '../../generated/openapi';
+import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
 
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -11,7 +12,7 @@ export class HttpError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     // An answer, not a fault: no stack to capture (capturing one on every 400/401/404 is costly).
     const limit = Error.stackTraceLimit;
@@ -25,40 +26,19 @@ export class HttpError extends Error {
 const RETRY_AFTER_SECONDS = 1;
 
 export function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
-  return new HttpError(503, 'service_unavailable', message, {
-    'Retry-After': String(RETRY_AFTER_SECONDS),
-  });
-}
-
-// Connection-level failures (postgres.js codes and Node socket errors) and the
-// SQLSTATEs PostgreSQL uses when it cannot serve right now: the request may be
-// retried, so these are 503, not 500.
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '57014', // query_canceled (statement_timeout)
-  '53300', // too_many_connections
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-]);
-
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string') return false;
-  // SQLSTATE class 08: connection exception.
-  return UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+  return new HttpError(503, 'service_unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
 /**
- * The one mapping from anything thrown to an HttpError. Unknown errors become 500 with a
- * generic message: the details go to the request's log line (see sendError), never to the client.
+ * The one mapping from anything thrown to an HttpError: the store's domain errors, the body
+ * reader's, and anything unknown, which becomes 500 with a generic message (the details go to
+ * the request's log line through keepCause, never to the client).
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof IdempotencyKeyInUseError) return new HttpError(409, 'idempotency_key_in_use', err.message);
+  if (err instanceof IdempotencyKeyReusedError) return new HttpError(422, 'idempotency_key_reused', err.message);
+  if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
   if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
@@ -77,9 +57,12 @@ export function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
 
-/** A 5xx keeps its cause on the response, where the request log line (src/middleware.ts) records it with its stack, once. */
+/**
+ * A fault's cause, kept for the request's log line (src/ops/requestLog.ts), which records it
+ * with its stack, once: every 5xx's, and a database failure's behind its 503.
+ */
 export function keepCause(res: Response, failure: HttpError, cause: unknown): void {
-  if (failure.status >= 500 && cause !== failure) (res as Response & { err?: Error }).err = cause as Error;
+  if (failure.status >= 500 && cause !== failure) res.locals.err = cause;
 }
 
 export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: err.message, status: err.status });
@@ -92,7 +75,7 @@ export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, messa
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
-  if (headers) for (const name in headers) res.setHeader(name, headers[name]);
+  if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

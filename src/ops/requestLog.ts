@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger, RequestLineWriter } from './logger';
+import type { Metrics } from './metrics';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface RequestLogDeps {
+  logger: Logger;
+  requestLine: RequestLineWriter;
+  metrics: Metrics;
+  /** The operations whose calls are also counted by API key (the deprecated ones). */
+  countedByKey: ReadonlySet<string>;
+}
+
+/**
+ * What every response goes through, whatever answers it: the request id, the security
+ * header, the metrics and one log line. Whoever answers sets `res.locals.operationId`,
+ * `route` and `keyId`; a 5xx leaves its cause in `res.locals.err`.
+ */
+export function requestLog({ logger, requestLine, metrics, countedByKey }: RequestLogDeps): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    // A JSON API's responses are never to be sniffed as something else.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    const path = req.url.split('?', 1)[0];
+    // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
+    res.once('close', () => {
+      const finished = res.writableFinished;
+      const seconds = (performance.now() - started) / 1e3;
+      const { operationId, route, keyId, err } = res.locals as { operationId?: string; route?: string; keyId?: string; err?: Error };
+      metrics.observe(operationId, res.statusCode, seconds, operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined);
+      // One line per request; never the headers (the Authorization header carries the key).
+      const line = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId };
+      // The common line by its template; the others through pino, with the fault's cause when there is one.
+      if (finished && res.statusCode < 500 && !err) requestLine(line, 'request completed');
+      else if (!finished) logger.warn({ ...line, err }, 'request aborted');
+      else if (res.statusCode === 503) logger.warn({ ...line, err }, 'request completed');
+      else logger.error({ ...line, err }, 'request failed');
+    });
+    next();
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * What the store can fail with, in its own words. The store knows nothing of HTTP: the one
+ * error mapping (src/http/errors.ts) turns these into statuses and Error bodies.
+ */
+
+/** A failure that is the database's state, not the request's: retrying shortly may succeed. */
+export class DatabaseUnavailableError extends Error {
+  /** The driver's or PostgreSQL's code (ECONNREFUSED, 57P01, …), kept for the log line. */
+  readonly code: string | undefined;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+    this.code = (options?.cause as { code?: string } | undefined)?.code;
+  }
+}
+
+/** The request's deadline passed before the database answered. */
+export class DeadlineExceededError extends DatabaseUnavailableError {
+  constructor() {
+    super('The database did not answer within the request deadline; retry shortly');
+    this.name = 'DeadlineExceededError';
+  }
+}
+
+/** Start-up has not finished preparing the database (connecting, migrating), or a migration is missing. */
+export class NotReadyError extends DatabaseUnavailableError {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'NotReadyError';
+  }
+}
+
+/** Another request holding the same Idempotency-Key is still being processed. */
+export class IdempotencyKeyInUseError extends Error {
+  constructor() {
+    super('A request with this Idempotency-Key is still being processed; retry after it completes');
+    this.name = 'IdempotencyKeyInUseError';
+  }
+}
+
+/** The Idempotency-Key was used before with another request body. */
+export class IdempotencyKeyReusedError extends Error {
+  constructor() {
+    super('This Idempotency-Key was already used with a different request body; use a new key for a new request');
+    this.name = 'IdempotencyKeyReusedError';
+  }
+}
+
+// Connection-level failures (postgres.js codes and Node socket errors) and the
+// SQLSTATEs PostgreSQL uses when it cannot serve right now: the request may be retried.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '57014', // query_canceled (statement_timeout)
+  '53300', // too_many_connections
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+
+/** True for a driver or server error that says the database cannot serve right now. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  // SQLSTATE class 08: connection exception.
+  return UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+}

@@ -1,0 +1,74 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createBackend } from '../src/contract/backend';
+import { loadSpec } from '../src/contract/spec';
+import { createMockHandlers } from '../src/handlers/mock';
+import { createApiPipeline } from '../src/http/pipeline';
+import { projectRoot } from '../src/paths';
+
+// The layout of src/ is its architecture (src/README.md): each layer imports only from the
+// layers below it, and libraries are used through their public API.
+const LAYERS = ['main', 'app', 'config', 'http', 'handlers', 'contract', 'store', 'ops'];
+const src = path.join(projectRoot, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? sourceFiles(file) : name.endsWith('.ts') ? [file] : [];
+  });
+}
+/** `src/http/body.ts` → `http`, `src/main.ts` (or the import `./main`) → `main`. */
+const layerOf = (file: string) => (path.relative(src, file).split(path.sep)[0] as string).replace(/\.ts$/, '');
+const files = sourceFiles(src);
+
+describe('the layers of src/', () => {
+  test('every file belongs to a layer, or is one of the two that stand apart', () => {
+    const stray = files.filter((f) => !LAYERS.includes(layerOf(f)) && !['paths', 'client'].includes(layerOf(f)));
+    expect(stray).toEqual([]);
+  });
+
+  test.each(files.map((f) => [path.relative(projectRoot, f), f]))('%s imports only from the layers below its own', (_name, file) => {
+    const rank = LAYERS.indexOf(layerOf(file));
+    const upward = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)]
+      .map((m) => path.resolve(path.dirname(file), m[1] as string))
+      .filter((target) => target.startsWith(`${src}${path.sep}`))
+      .map(layerOf)
+      .filter((layer) => layer !== 'paths' && LAYERS.indexOf(layer) < rank && layer !== layerOf(file));
+    expect(upward).toEqual([]);
+    if (rank === -1) return;
+    // client.ts is what the package exports; the service itself never needs it.
+    expect(readFileSync(file, 'utf8')).not.toMatch(/from '\.\.?\/(\.\.\/)*client'/);
+  });
+});
+
+describe('libraries are used through their public API', () => {
+  test('no source assigns to a library object\'s members or reads private symbols', () => {
+    const offences = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line: line.trim(), at: `${path.relative(projectRoot, file)}:${i + 1}` }))
+        .filter(({ line }) =>
+          // backend.router.x = …, api.validator.y = …, router.z = … (not ==, not =>)
+          /\b(router|validator|backend|api)\.[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*\s*=(?![=>])/.test(line) ||
+          // pino's internals, and any cast that reaches past a library type to its privates
+          /pino\.symbols|Symbol\.for\('pino|as unknown as (Record<symbol|\{[^}]*\(\))/.test(line),
+        )
+        .map(({ at, line }) => `${at}: ${line}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  test('after the pipeline has registered everything, no method of openapi-backend, its router or its validator is shadowed', async () => {
+    const spec = loadSpec();
+    const backend = await createBackend(spec);
+    createApiPipeline({ spec, backend, handlers: await createMockHandlers(spec), apiKeys: ['k'.repeat(16)] });
+    const shadowed = (object: object) => {
+      const methods = new Set<string>();
+      for (let proto = Object.getPrototypeOf(object); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+        for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') methods.add(name);
+      }
+      return Object.getOwnPropertyNames(object).filter((name) => methods.has(name));
+    };
+    expect({ backend: shadowed(backend), router: shadowed(backend.router), validator: shadowed(backend.validator) }).toEqual({ backend: [], router: [], validator: [] });
+  });
+});
