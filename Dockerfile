@@ -6,7 +6,9 @@
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# The patches are applied by the install (postinstall: patch-package), so they come with it.
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # `npm ci` refuses a lockfile made on one platform; `npm install` keeps it as it is.
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json ./
@@ -18,6 +20,7 @@ RUN npm run build
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

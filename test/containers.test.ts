@@ -63,6 +63,17 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0/m);
   });
 
+  test('every install applies the patches: patches/ is copied before each npm install, and patch-package is a production dependency', () => {
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    const installing = stages.filter((stage) => /^RUN npm install/m.test(stage));
+    expect(installing.length).toBeGreaterThanOrEqual(2);
+    for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeGreaterThan(-1);
+    for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeLessThan(stage.indexOf('RUN npm install'));
+    const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
+    expect(pkg.scripts.postinstall).toBe('patch-package --error-on-fail --error-on-warn');
+    expect(pkg.dependencies['patch-package']).toBeDefined();
+  });
+
   test('checks its health on /healthz', () => {
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
   });

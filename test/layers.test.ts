@@ -41,6 +41,23 @@ describe('the layers of src/', () => {
   });
 });
 
+describe('scripts/', () => {
+  const scripts = sourceFiles(path.join(projectRoot, 'scripts'));
+  const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) => path.resolve(path.dirname(file), m[1] as string));
+
+  test('import nothing from test/ (what both need lives in src/ or scripts/lib/)', () => {
+    const offences = scripts.flatMap((file) => importsOf(file).filter((target) => target.startsWith(path.join(projectRoot, 'test'))).map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`));
+    expect(offences).toEqual([]);
+  });
+
+  test('the contract checks do not load the app to check the handlers', () => {
+    const offences = scripts
+      .filter((file) => file.startsWith(path.join(projectRoot, 'scripts', 'contract')) || file.endsWith('contract.ts'))
+      .flatMap((file) => importsOf(file).filter((target) => target === path.join(src, 'app') || target === path.join(src, 'main')).map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`));
+    expect(offences).toEqual([]);
+  });
+});
+
 describe('libraries are used through their public API', () => {
   test('no source assigns to a library object\'s members or reads private symbols', () => {
     const offences = files.flatMap((file) =>
