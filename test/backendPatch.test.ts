@@ -91,6 +91,29 @@ describe('openapi-backend, patched, answers as the unpatched library does (produ
     expect(api.router.getOperations()).toEqual([]);
   });
 
+  test('overlapping path templates are matched in the same order (by specificity, then as written)', async () => {
+    const op = (operationId: string) => ({ operationId, responses: { 200: { description: 'ok' } } });
+    const definition = {
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/a/{x}/c': { get: op('xc') }, '/a/b/{y}': { get: op('by'), post: op('byPost') }, '/a/{x}/{z}': { get: op('xz'), put: op('xzPut') }, '/a/b/c': { delete: op('exact') } },
+    };
+    const paths = ['/a/b/c', '/a/q/c', '/a/b/q', '/a/q/q', '/a/b/c/', '/a/b'];
+    const methods = ['get', 'post', 'put', 'delete', 'patch'];
+    const route = async (Backend: typeof OpenAPIBackend) => {
+      const api = new Backend({ definition: structuredClone(definition) as never, quick: true });
+      await api.init();
+      return paths.flatMap((path) => methods.map((method) => {
+        try {
+          return (api.router.matchOperation({ method, path, headers: {} }, true) as { operationId?: string }).operationId;
+        } catch (err) {
+          return String(err);
+        }
+      }));
+    };
+    expect(await route(OpenAPIBackend)).toEqual(await route(Unpatched));
+  });
+
   test.each(requests)('%s', async (_what, request) => {
     const both = async <T>(f: (api: OpenAPIBackend) => T | Promise<T>) => [await f(patched), await f(unpatched)];
     const outcome = <T>(f: () => T) => {
