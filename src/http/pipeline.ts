@@ -9,9 +9,9 @@
  *   6. handler     the operation's handler: input in, reply out
  *   7. reply       the reply, or the Error body of whatever failed, with the headers the match calls for
  *
- * openapi-backend is used through its public API: handlers registered by operationId, hooks
- * (postRoutingHandler, postSecurityHandler, preOperationHandler) and failure handlers
- * (notFound, methodNotAllowed, unauthorizedHandler, validationFail), and handleRequest.
+ * openapi-backend is used through its public API: handlers registered by operationId, a hook
+ * (postSecurityHandler) and failure handlers (notFound, methodNotAllowed, unauthorizedHandler,
+ * validationFail), handleRequest, and its router's matchOperation for failures before it.
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -90,13 +90,7 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
     if (!call.auth.ok) throw unauthorizedError(call.auth);
   };
 
-  // 2. The match. It runs inside handleRequest; this hook records it for the steps after it
-  // (deprecation headers, the log line, the metrics). It also runs, without an operation, when nothing matched.
-  backend.register('postRoutingHandler', (c: Context, call: Call) => {
-    if (!c.operation) return;
-    call.operation = facts.get(c.operation.operationId ?? '');
-    call.route = c.operation.path;
-  });
+  // 2. The match runs inside handleRequest; postSecurityHandler (below) records it. Nothing matched:
   backend.register('notFound', (_c: Context, call: Call) => {
     if (!underApiRoot(spec, call.request.path)) return NOT_THE_API;
     requireKey(call);
@@ -123,8 +117,11 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
     throw unauthorizedError(call.auth);
   });
 
-  // 3 and 4. After the key, before validation: the quota is taken and the body read, only for a caller that may proceed.
+  // After the match and the key, before validation: the match is recorded for the steps after it (deprecation
+  // headers, the log line, the metrics); then 3 and 4, the quota is taken and the body read, for a caller that may proceed.
   backend.register('postSecurityHandler', async (c: Context, call: Call) => {
+    call.operation = facts.get(c.operation.operationId ?? '');
+    call.route = c.operation.path;
     if (!c.security.authorized && (c.operation.security ?? []).length > 0) return;
     if (rateLimiter && call.auth?.ok) {
       const decision = await rateLimiter.take(call.auth.owner, call.deadline);
@@ -148,15 +145,14 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
     const others = (c.validation.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
     throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
   });
-  backend.register('preOperationHandler', (_c: Context, call: Call) => {
-    if (call.rawErrors?.length) throw new HttpError(400, 'validation_failed', describeErrors(call.rawErrors));
-  });
 
   // 6. The handlers, given what the earlier steps found: ajv's coerced parameters (the spec's defaults applied) and the decoded body.
   for (const operationId of facts.keys() as Iterable<OperationId>) {
     const handler = handlers[operationId] as (input: Input<OperationId>) => Promise<HandlerReply<OperationId>>;
     const names = headerParams.get(operationId) ?? [];
     backend.register(operationId, (c: Context, call: Call) => {
+      // Validation passed; the integer check may still refuse text that ajv's coercion accepted.
+      if (call.rawErrors?.length) throw new HttpError(400, 'validation_failed', describeErrors(call.rawErrors));
       const { coerced } = c.validation;
       const header: Record<string, unknown> = {};
       for (const [name, lower] of names) if (call.req.headers[lower] !== undefined) header[name] = call.req.headers[lower];
