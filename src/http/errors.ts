@@ -25,7 +25,7 @@ export class HttpError extends Error {
 
 const RETRY_AFTER_SECONDS = 1;
 
-export function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
+function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
   return new HttpError(503, 'service_unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
