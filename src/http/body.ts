@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import express from 'express';
+import type { BodyType } from '../contract/spec';
 import { HttpError } from './errors';
 
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -52,22 +53,18 @@ export async function readJsonBody(req: Request, res: Response, mediaTypes: read
 }
 
 /** The JSON types a request body's schema can name at its top level, as JSON Schema names them. */
-export type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
-
-const jsonTypeOf = (value: unknown): Exclude<JsonType, 'integer'> =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : (typeof value as 'object' | 'string' | 'number' | 'boolean');
+const jsonTypeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 const withArticle = (type: string) => (type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 /**
- * Refuses a decoded body whose JSON type is not the one the operation's schema names, with
- * a message that says what it got: "request body must be an object, got a string". A JSON
- * string whose content is JSON (a body encoded twice) is such a body: it is never decoded again.
+ * Refuses a decoded body whose JSON type is not the one the operation's schema names (an object
+ * or an array: src/contract/spec.ts allows no other), with a message that says what it got:
+ * "request body must be an object, got a string". A JSON string whose content is JSON (a body
+ * encoded twice) is such a body: it is never decoded again.
  */
-export function requireBodyType(value: unknown, expected: { type: JsonType; nullable: boolean }): void {
+export function requireBodyType(value: unknown, expected: BodyType): void {
   const actual = jsonTypeOf(value);
   if (actual === expected.type || (actual === 'null' && expected.nullable)) return;
-  if (expected.type === 'integer' && Number.isInteger(value)) return;
-  if (expected.type === 'number' && actual === 'number') return;
   throw new HttpError(400, 'validation_failed', `request body must be ${withArticle(expected.type)}, got ${withArticle(actual)}`);
 }
 

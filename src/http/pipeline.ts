@@ -83,6 +83,12 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
   // Header parameters by their names in the spec, as the generated types name them (Node gives them in lower case).
   const headerParams = new Map([...facts.values()].map((op) => [op.operationId, op.headerParams.map((name) => [name, name.toLowerCase()] as const)]));
 
+  /** The operation a request matched and its template, for the steps after the match. */
+  const recordMatch = (call: Call, op: { operationId?: string; path: string } | undefined) => {
+    call.operation = op && facts.get(op.operationId ?? '');
+    call.route = op?.path;
+  };
+
   /** Under the API root nothing is answered without a valid key: not a 404, a 405 or a 400. */
   const requireKey = (call: Call) => {
     if (!underApiRoot(spec, call.request.path)) return;
@@ -120,8 +126,7 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
   // After the match and the key, before validation: the match is recorded for the steps after it (deprecation
   // headers, the log line, the metrics); then 3 and 4, the quota is taken and the body read, for a caller that may proceed.
   backend.register('postSecurityHandler', async (c: Context, call: Call) => {
-    call.operation = facts.get(c.operation.operationId ?? '');
-    call.route = c.operation.path;
+    recordMatch(call, c.operation);
     if (!c.security.authorized && (c.operation.security ?? []).length > 0) return;
     if (rateLimiter && call.auth?.ok) {
       const decision = await rateLimiter.take(call.auth.owner, call.deadline);
@@ -174,11 +179,7 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
    * The match of a request that failed before handleRequest recorded one (no key, or a path
    * the library could not parse): the operation's headers go on its failure too.
    */
-  const matchOnFailure = (call: Call) => {
-    const op = backend.router.matchOperation(call.request as never);
-    call.operation = op && facts.get(op.operationId ?? '');
-    call.route = op?.path;
-  };
+  const matchOnFailure = (call: Call) => recordMatch(call, backend.router.matchOperation(call.request as never));
 
   const answer = async (call: Call): Promise<Reply | typeof NOT_THE_API> => {
     // 1. The key first: a request without one goes no further (OPTIONS is answered without one).

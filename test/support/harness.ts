@@ -44,7 +44,7 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; deadlineMs?: number } = {}): Promise<TestApp> {
+export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off' } = {}): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
@@ -54,7 +54,7 @@ export async function startTestApp(options: { apiKeys?: string[]; metricsToken?:
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
-  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, deadlineMs: options.deadlineMs });
+  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter });
   const checker = await ContractChecker.create(spec);
   return {
     app,
