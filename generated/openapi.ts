@@ -156,10 +156,11 @@ export interface components {
              *     `idempotency_key_in_use` (409), `payload_too_large` (413),
              *     `unsupported_media_type` (415), `idempotency_key_reused` (422),
              *     `rate_limited` (429), `header_fields_too_large` (431),
-             *     `internal_error` (500), `service_unavailable` (503).
+             *     `internal_error` (500), `not_implemented` (501),
+             *     `service_unavailable` (503).
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -270,6 +271,25 @@ export interface components {
                  *       "code": "internal_error",
                  *       "message": "An unexpected error occurred",
                  *       "status": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description This build does not implement the operation yet: `npm run generate` made a
+         *     stub for it, which answers 501 until a handler is written.
+         */
+        NotImplemented: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "not_implemented",
+                 *       "message": "countPets is not implemented yet: fill in src/handlers/countPets.ts",
+                 *       "status": 501
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -398,6 +418,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Error"];
+            501: components["responses"]["NotImplemented"];
             default: components["responses"]["Error"];
         };
     };
@@ -426,6 +447,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["Error"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
@@ -478,6 +500,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
@@ -575,6 +598,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
@@ -712,6 +736,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description This build does not implement the operation yet; a generated stub answers in its place. */
+            501: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_implemented",
+                     *       "message": "getPet is not implemented yet: fill in src/handlers/getPet.ts",
+                     *       "status": 501
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database is unavailable; retry after the given delay. */
             503: {
                 headers: {
@@ -765,5 +808,5 @@ type ReadonlyArray<T> = [
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];

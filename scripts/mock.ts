@@ -1,5 +1,6 @@
 /**
- * npm run mock: the API as the contract describes it, without a database. Every valid
+ * npm run mock: the API as the contract describes it, without a database: every operation of
+ * the spec, whether or not it has a handler yet. Every valid
  * request is answered with the spec's example for the operation; authentication and
  * validation work as in the real service. `Prefer: code=404` asks for another documented
  * response. PORT, HOST and API_KEYS are read as by `npm start`.
@@ -12,10 +13,10 @@ import { createLogging } from '../src/ops/logger';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const spec = loadSpec();
+  const spec = await loadSpec();
   const logging = createLogging({ level: config.logLevel });
   const { logger } = logging;
-  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging });
+  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging, validateResponses: config.validateResponses });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

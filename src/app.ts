@@ -1,5 +1,6 @@
 import express from 'express';
 import { createBackend } from './contract/backend';
+import type { ResponseValidation } from './contract/replies';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
 import type { HandlerMap } from './handlers/types';
 import { errorMiddleware } from './http/errors';
@@ -24,6 +25,8 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take; default QUERY_DEADLINE_MS. */
   deadlineMs?: number;
+  /** VALIDATE_RESPONSES: check each handler's reply against the spec; default off. */
+  validateResponses?: ResponseValidation;
 }
 
 /** Builds the whole HTTP application from the spec. Never listens and never reads the environment. */
@@ -40,7 +43,25 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   // Every response: request id, nosniff, metrics, one log line.
   app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec) }));
   // The API and the probes: everything the spec describes.
-  app.use(createApiPipeline({ spec, backend, handlers: deps.handlers, apiKeys: deps.apiKeys, rateLimiter: deps.rateLimiter, deadlineMs: deps.deadlineMs }));
+  app.use(
+    createApiPipeline({
+      spec,
+      backend,
+      handlers: deps.handlers,
+      apiKeys: deps.apiKeys,
+      rateLimiter: deps.rateLimiter,
+      deadlineMs: deps.deadlineMs,
+      validateResponses: deps.validateResponses,
+      // A reply that breaks the contract: one line naming the operation, the status and the first schema errors, and a count.
+      onReplyViolation: ({ operationId, status, errors }, res) => {
+        metrics.replyViolation(operationId, status);
+        deps.logging.logger.error(
+          { req: { id: res.getHeader('X-Request-Id') }, operationId, status, errors, validateResponses: deps.validateResponses },
+          `${operationId}'s ${status} reply breaks the contract${deps.validateResponses === 'enforce' ? '; answered 500 instead' : ''}`,
+        );
+      },
+    }),
+  );
   // Outside the contract: metrics, the contract itself and its reference page.
   app.get('/metrics', metricsRoute(metrics, deps.metricsToken));
   app.use(contractRoutes(spec));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { RESPONSE_VALIDATION, type ResponseValidation } from './contract/replies';
 import { LOG_LEVELS, type LogLevel } from './ops/logger';
 import { embeddedDataDir } from './paths';
 import type { RateLimit } from './store/rateLimits';
@@ -29,7 +30,12 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** A database with fsync or synchronous_commit off: refuse to serve on it, or serve and log an error. */
   onUnsafeDatabase: 'refuse' | 'warn';
+  /** Start while some operations are still generated stubs (answering 501), listing them; false: refuse to start. */
+  allowStubs: boolean;
+  /** Check each handler's reply against the spec: off, log (and count) a violation, or enforce (answer 500 instead). */
+  validateResponses: ResponseValidation;
 }
+
 
 export const DEFAULT_RATE_LIMIT = '6000/1m';
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
@@ -125,11 +131,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const keepAliveTimeoutMs = integerVar(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 3_600_000, problems);
   const onUnsafeDatabase = (env.ON_UNSAFE_DATABASE ?? 'refuse') as Config['onUnsafeDatabase'];
   if (onUnsafeDatabase !== 'refuse' && onUnsafeDatabase !== 'warn') problems.push(`ON_UNSAFE_DATABASE must be refuse or warn, got ${JSON.stringify(env.ON_UNSAFE_DATABASE)}`);
+  const allowStubs = (env.ALLOW_STUBS ?? 'true') === 'true';
+  if (env.ALLOW_STUBS !== undefined && env.ALLOW_STUBS !== 'true' && env.ALLOW_STUBS !== 'false') problems.push(`ALLOW_STUBS must be true or false, got ${JSON.stringify(env.ALLOW_STUBS)}`);
+  const validateResponses = (env.VALIDATE_RESPONSES ?? 'off') as ResponseValidation;
+  if (!RESPONSE_VALIDATION.includes(validateResponses)) problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
   if (requestTimeoutMs < headersTimeoutMs) problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken,
     rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, onUnsafeDatabase,
+    allowStubs, validateResponses,
   };
 }

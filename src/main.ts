@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
 import { type Spec, loadSpec } from './contract/spec';
-import { withStores } from './handlers';
+import { stubOperations, withStores } from './handlers';
+import { handlerFile } from './handlers/stub';
 import { createHttpServer } from './http/server';
 import { type Logger, type Logging, createLogging } from './ops/logger';
 import { createStores, sweepExpired } from './store';
@@ -64,7 +65,15 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
   const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation });
-  const app = await createApp({ spec, handlers: withStores(stores), apiKeys: config.apiKeys, logging, metricsToken: config.metricsToken, rateLimiter });
+  const app = await createApp({
+    spec,
+    handlers: withStores(stores),
+    apiKeys: config.apiKeys,
+    logging,
+    metricsToken: config.metricsToken,
+    rateLimiter,
+    validateResponses: config.validateResponses,
+  });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -135,11 +144,28 @@ async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: 
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/**
+ * Operations whose handler is still the stub `npm run generate` wrote: listed (they answer 501),
+ * or with ALLOW_STUBS=false a refusal to start, naming them.
+ */
+function checkStubs(config: Config, logger: Logger): void {
+  const stubs = stubOperations();
+  if (stubs.length === 0) return;
+  const list = stubs.map((id) => `${id} (${handlerFile(id)})`).join(', ');
+  if (!config.allowStubs) {
+    logger.fatal(`ALLOW_STUBS=false and ${stubs.length} operation(s) are still generated stubs: ${list}; implement them, or set ALLOW_STUBS=true to serve them as 501 not_implemented`);
+    process.exit(EXIT_REFUSED);
+  }
+  logger.warn(`${stubs.length} operation(s) are still generated stubs answering 501 not_implemented: ${list}`);
+}
+
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logging = createLogging({ level: config.logLevel });
   const { logger } = logging;
-  const spec = loadSpec();
+  const spec = await loadSpec();
+  // The primary (or the single process) says it once; workers were forked after it did.
+  if (!cluster.isWorker) checkStubs(config, logger);
 
   if (cluster.isWorker) {
     // Forked by the primary, which migrated the database and prints the banner.

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from
 import path from 'node:path';
 import OpenAPIBackend from 'openapi-backend';
 import { backendOptions } from '../src/contract/backend';
-import { loadSpec } from '../src/contract/spec';
+import { type Spec, loadSpec } from '../src/contract/spec';
 import { projectRoot } from '../src/paths';
 
 // patches/openapi-backend+*.patch makes the library do once what it did per request. It must
@@ -31,7 +31,10 @@ afterAll(() => {
   if (existsSync(unpatchedDir)) rmSync(unpatchedDir, { recursive: true, force: true });
 });
 
-const spec = loadSpec();
+let spec: Spec;
+beforeAll(async () => {
+  spec = await loadSpec();
+});
 const make = async (Backend: typeof OpenAPIBackend) => {
   const api = new Backend(backendOptions(spec));
   await api.init();

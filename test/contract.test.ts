@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { checkHandlers, checkRelease, lintSpec } from '../scripts/contract/checks';
+import { checkGenerated, checkRelease, lintSpec } from '../scripts/contract/checks';
 import { type Change, type ChangeClass, diffDocuments, formatChanges, loadDocument } from '../scripts/contract/diff';
 import { projectRoot } from '../src/paths';
 
@@ -281,14 +281,15 @@ describe('npm run contract', () => {
     );
     const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'scripts/contract.ts', '--spec', file], { cwd: projectRoot, encoding: 'utf8' });
     expect(r.status).toBe(1);
-    expect(r.stdout).toContain('✗ handlers: The handlers do not match spec/openapi.yaml:');
-    expect(r.stdout).toContain('operation listPhotos in the spec has no handler in src/handlers/');
-    expect(r.stdout).toContain('→ add src/handlers/<operationId>.ts and list it in src/handlers/index.ts');
-    expect(r.stdout).toContain('✗ generated types: generated/openapi.ts is stale for the spec\n    → run `npm run generate`');
+    expect(r.stdout).toContain('✗ handlers: no handler for: src/handlers/listPhotos.ts\n    → run `npm run generate` to write a stub for each, then fill it in');
+    expect(r.stdout).toContain('✗ generated: stale for the spec: generated/openapi.ts, generated/handlers.ts\n    → run `npm run generate`');
   }, 60_000);
 
-  test('the handler check alone, without a spawn', () => {
-    expect(checkHandlers(path.join(projectRoot, 'spec', 'openapi.yaml')).ok).toBe(true);
+  test('the generated and handler checks alone, without a spawn', async () => {
+    expect(await checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml'))).toEqual([
+      { name: 'generated', ok: true, detail: expect.any(String) },
+      { name: 'handlers', ok: true, detail: 'every operation has a handler: getHealth, getReadiness, listPets, createPet, getPet' },
+    ]);
   });
 
   test('the linter applies our conventions', () => {
@@ -312,13 +313,25 @@ describe('npm run contract', () => {
       expect(r.detail).toContain('→ restore what the released contract promised (spec/released/1.0.0.yaml), or make a new major version: info.version 2.0.0 and every server URL ending in /v2');
     });
 
+    test('501 not_implemented, added in 1.1.0, is additive: a documented response and a code clients may not know yet', async () => {
+      const r = await checkRelease(path.join(projectRoot, 'spec', 'openapi.yaml'), undefined, new Date('2026-11-22'));
+      expect(r.ok).toBe(true);
+      expect(r.changes.filter((c) => c.class === 'breaking')).toEqual([]);
+      expect(r.changes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ class: 'non-breaking', rule: 'response-added', operation: 'GET /pets', message: 'response 501 added' }),
+          expect.objectContaining({ class: 'notice', rule: 'response-enum-value-added', message: expect.stringContaining('not_implemented') }),
+        ]),
+      );
+    });
+
     test('the same breaking change passes with a new major version and base path', async () => {
-      const r = await checkRelease(specWith('v2', (s) => s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.0.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2')), undefined, new Date('2026-11-22'));
+      const r = await checkRelease(specWith('v2', (s) => s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.1.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2')), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true, detail: expect.stringContaining('a new major version (2.0.0) over 1.0.0') });
     });
 
     test('a new major version without the new base path fails', async () => {
-      const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.0.0', 'version: 2.0.0')));
+      const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.1.0', 'version: 2.0.0')));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('info.version is 2.0.0, so every server URL must end in /v2');
     });
@@ -328,7 +341,7 @@ describe('npm run contract', () => {
       ['a response property added', (s: string) => s.replace("            id:\n              type: integer", "            createdAt:\n              type: string\n              format: date-time\n            id:\n              type: integer")],
       ['the limit maximum raised', (s: string) => s.replace('maximum: 100\n', 'maximum: 200\n')],
       ['a description changed', (s: string) => s.replace('summary: List animals', 'summary: List the animals')],
-      ['a minor version', (s: string) => s.replace('version: 1.0.0', 'version: 1.1.0')],
+      ['a minor version', (s: string) => s.replace('version: 1.1.0', 'version: 1.2.0')],
     ])('%s: passes', async (name, edit) => {
       const r = await checkRelease(specWith(`ok-${name.replace(/\W+/g, '-')}`, edit), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true });

@@ -37,7 +37,7 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
   });
 
   test('readyz: when the database is unreachable, then 503, while healthz still says ok', async () => {
-    const spec = loadSpec();
+    const spec = await loadSpec();
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     try {
       const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging });

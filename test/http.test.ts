@@ -128,12 +128,12 @@ describe('faults', () => {
   });
 
   describe('when the database is unreachable, then 503 with Retry-After, quickly', () => {
-    const spec = loadSpec();
     // Port 1 on loopback: nothing listens, so every connection is refused.
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 2 });
     let api: ReturnType<typeof contractClient>;
     const logs = captureLogs('info');
     beforeAll(async () => {
+      const spec = await loadSpec();
       const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: logs.logging });
       api = contractClient(app, await ContractChecker.create(spec));
     });
@@ -176,7 +176,7 @@ describe('faults', () => {
     const { port } = silent.address() as AddressInfo;
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
-      const spec = loadSpec();
+      const spec = await loadSpec();
       const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging, deadlineMs });
       const api = contractClient(app, await ContractChecker.create(spec));
       const started = Date.now();

@@ -76,7 +76,7 @@ describe('libraries are used through their public API', () => {
   });
 
   test('after the pipeline has registered everything, no method of openapi-backend, its router or its validator is shadowed', async () => {
-    const spec = loadSpec();
+    const spec = await loadSpec();
     const backend = await createBackend(spec);
     createApiPipeline({ spec, backend, handlers: await createMockHandlers(spec), apiKeys: ['k'.repeat(16)] });
     const shadowed = (object: object) => {

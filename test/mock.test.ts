@@ -1,14 +1,16 @@
 import { createApp } from '../src/app';
-import { loadSpec } from '../src/contract/spec';
+import { type Spec, loadSpec } from '../src/contract/spec';
 import { createMockHandlers } from '../src/handlers/mock';
 import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, type ApiClient, auth, captureLogs, contractClient } from './support/harness';
 
 // npm run mock: the app with the mock's handler map, with no database at all.
-const spec = loadSpec();
-const doc = spec.document as unknown as Record<string, any>;
+let spec: Spec;
+let doc: Record<string, any>;
 let api: ApiClient;
 beforeAll(async () => {
+  spec = await loadSpec();
+  doc = spec.document as unknown as Record<string, any>;
   const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: [API_KEY], logging: captureLogs('silent').logging });
   api = contractClient(app, await ContractChecker.create(spec));
 });

@@ -66,7 +66,7 @@ describe('rate limiting per API key', () => {
 
   test('a second instance on the same database refuses the key at once, and what it counts reaches the first', async () => {
     const { logging } = captureLogs('silent');
-    const spec = loadSpec();
+    const spec = await loadSpec();
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
     const app = await createApp({ spec, apiKeys: [API_KEY, OTHER_API_KEY], handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })), logging, rateLimiter });
     const api = contractClient(app, await ContractChecker.create(spec));

@@ -92,7 +92,7 @@ describe('the server process (npm start)', () => {
       expect(server.output()).toContain('MOCK');
       const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
       const res = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
-      const doc = loadSpec().document as unknown as Record<string, any>;
+      const doc = (await loadSpec()).document as unknown as Record<string, any>;
       expect(await res.json()).toEqual(doc.paths['/pets'].get.responses['200'].content['application/json'].example);
     } finally {
       expect(await stop(server)).toBe(0);

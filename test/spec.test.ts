@@ -7,17 +7,21 @@ import { errorCodeValues, petStatusValues } from '../generated/openapi';
 import { createApp } from '../src/app';
 import { checkHandlersMatchSpec } from '../src/contract/spec';
 import { connect } from '../src/store/db';
-import { handlers } from '../src/handlers';
+import { handlers, stubOperations } from '../src/handlers';
 import { projectRoot } from '../src/paths';
-import { loadSpec } from '../src/contract/spec';
+import { type Spec, loadSpec } from '../src/contract/spec';
 import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { checkGenerated } from '../scripts/contract/checks';
 import { ContractChecker, type ReceivedResponse } from '../src/contract/responses';
 import { captureLogs } from './support/harness';
 
-const spec = loadSpec();
-const doc = spec.document as unknown as Record<string, any>;
+let spec: Spec;
+let doc: Record<string, any>;
+beforeAll(async () => {
+  spec = await loadSpec();
+  doc = spec.document as unknown as Record<string, any>;
+});
 const op = (method: string, p: string) => doc.paths[p][method];
 
 describe('spec/openapi.yaml says what the seed says', () => {
@@ -26,9 +30,9 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(errors).toEqual([]);
   });
 
-  test('OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
+  test('OpenAPI 3.0.3, version 1.1.0, every server ending in /v1, production and staging among them', () => {
     expect(doc.openapi).toBe('3.0.3');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe('1.1.0');
     expect(doc.servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/v1', '/v1', '/v1']);
     expect(doc.servers.map((s: { description: string }) => s.description)).toEqual(expect.arrayContaining(['Production', 'Staging']));
     expect(spec.apiRoot).toBe('/v1');
@@ -136,29 +140,33 @@ describe('spec/openapi.yaml says what the seed says', () => {
 });
 
 describe('generated/ follows the spec', () => {
-  test('generated/openapi.ts is what openapi-typescript makes of spec/openapi.yaml today', () => {
-    expect(checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml')).ok).toBe(true);
+  test('generated/openapi.ts and generated/handlers.ts are what npm run generate makes of the spec today', async () => {
+    const [generated, handlerCheck] = await checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml'));
+    expect(generated).toMatchObject({ ok: true });
+    expect(handlerCheck).toMatchObject({ ok: true });
   });
 
-  test('when the spec changes and generate was not run, then the check fails and leaves generated/ alone', () => {
+  test('when the spec changes and generate was not run, then the check fails and leaves generated/ alone', async () => {
     const before = readFileSync(path.join(projectRoot, 'generated', 'openapi.ts'), 'utf8');
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     const edited = structuredClone(doc);
     edited.components.schemas.NewPet.properties.nickname = { type: 'string' };
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
-    expect(checkGenerated(path.join(dir, 'openapi.yaml'))).toEqual({ name: 'generated types', ok: false, detail: expect.stringContaining('run `npm run generate`') });
+    const [generated] = await checkGenerated(path.join(dir, 'openapi.yaml'));
+    expect(generated).toEqual({ name: 'generated', ok: false, detail: expect.stringContaining('stale for the spec: generated/openapi.ts\n→ run `npm run generate`') });
     expect(readFileSync(path.join(projectRoot, 'generated', 'openapi.ts'), 'utf8')).toBe(before);
   });
 });
 
 describe('start-up refuses a spec and handlers that do not pair up', () => {
-  test('the handler map pairs with the spec today', () => {
+  test('the handler registry pairs with the spec today, and no operation is a stub', () => {
     expect(() => checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers))).not.toThrow();
+    expect(stubOperations()).toEqual([]);
   });
 
   test('it names every operation without a handler and every handler without an operation', () => {
     expect(() => checkHandlersMatchSpec(['listPets', 'deletePet'], ['listPets', 'renamePet'])).toThrow(
-      'The handlers do not match spec/openapi.yaml:\n  - operation deletePet in the spec has no handler in src/handlers/\n  - handler renamePet names no operation in the spec',
+      'The handlers do not match spec/openapi.yaml:\n  - operation deletePet in the spec has no handler in src/handlers/ (run `npm run generate` to write a stub)\n  - handler renamePet names no operation in the spec',
     );
   });
 
@@ -168,7 +176,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging })).rejects.toThrow(
+    await expect(createApp({ spec: await loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging })).rejects.toThrow(
       'operation deletePet in the spec has no handler',
     );
     await sql.end();

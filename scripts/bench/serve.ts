@@ -23,25 +23,29 @@ if (!config.databaseUrl) {
   process.exit(2);
 }
 const sql = connect(config.databaseUrl, { max: 10 });
-const spec = loadSpec();
-const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
-const logging = createLogging({ level: config.logLevel });
-// The bare floor has no rate limiter (nor log line, metrics or request id).
-const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
-const flushing = setInterval(() => void rateLimiter?.flush(), 200);
-const listener =
-  kind === 'node'
-    ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
-    : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
-const server = createServer(listener);
-server.keepAliveTimeout = config.keepAliveTimeoutMs;
-server.listen(config.port, config.host, () => {
-  const { port } = server.address() as { port: number };
-  process.stdout.write(`${kind} baseline listening on http://${config.host}:${port}/v1\n`);
-});
-process.on('SIGTERM', () => {
-  clearInterval(flushing);
-  server.close();
-  server.closeAllConnections();
-  void sql.end({ timeout: 1 }).then(() => process.exit(0));
-});
+async function start(): Promise<void> {
+  const spec = await loadSpec();
+  const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
+  const logging = createLogging({ level: config.logLevel });
+  // The bare floor has no rate limiter (nor log line, metrics or request id).
+  const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
+  const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+  const listener =
+    kind === 'node'
+      ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
+      : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
+  const server = createServer(listener);
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.listen(config.port, config.host, () => {
+    const { port } = server.address() as { port: number };
+    process.stdout.write(`${kind} baseline listening on http://${config.host}:${port}/v1\n`);
+  });
+  process.on('SIGTERM', () => {
+    clearInterval(flushing);
+    server.close();
+    server.closeAllConnections();
+    void sql.end({ timeout: 1 }).then(() => process.exit(0));
+  });
+}
+
+void start();

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import OpenAPISchemaValidator from 'openapi-schema-validator';
 import { parse } from 'yaml';
+import { bundleSpec } from '../../src/contract/bundle';
 
 export type ChangeClass = 'breaking' | 'non-breaking' | 'notice';
 
@@ -34,7 +35,7 @@ export class DocumentError extends Error {
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Reads YAML or JSON, checks that it is OpenAPI 3.0.x/3.1.x, and resolves every `$ref`. */
+/** Reads YAML or JSON (split into several files or not), checks that it is OpenAPI 3.0.x/3.1.x, and resolves every `$ref`. */
 export async function loadDocument(file: string): Promise<Json> {
   let doc: unknown;
   try {
@@ -43,9 +44,15 @@ export async function loadDocument(file: string): Promise<Json> {
     throw new DocumentError(file, `cannot be read as YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new DocumentError(file, 'is not an OpenAPI document (not an object)');
-  const d = doc as Json;
-  const version = String(d.openapi ?? '');
-  if (!/^3\.[01]\.\d+$/.test(version)) throw new DocumentError(file, `has openapi: ${JSON.stringify(d.openapi)}; only 3.0.x and 3.1.x are compared`);
+  const version = String((doc as Json).openapi ?? '');
+  if (!/^3\.[01]\.\d+$/.test(version)) throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x and 3.1.x are compared`);
+  // A spec split into several files is compared as the one document it bundles into.
+  let d: Json;
+  try {
+    d = (await bundleSpec(file)).document;
+  } catch (err) {
+    throw new DocumentError(file, `has a $ref to another file that cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
   if (version.startsWith('3.0.')) {
     const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(d as never);
     if (errors.length > 0) {

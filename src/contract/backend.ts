@@ -1,12 +1,15 @@
-import OpenAPIBackend, { type Options } from 'openapi-backend';
+import Ajv from 'ajv';
+import OpenAPIBackend, { type Options, ValidationContext } from 'openapi-backend';
 import { METHODS, type Spec } from './spec';
 import { customizeAjv } from './validation';
 
 /**
  * How this service runs openapi-backend, in one place for the app and the tests that compare
  * against the library: strict (fail closed), the spec's request validation with coercion of
- * query and path values, the spec's defaults applied and every error collected, and ajv-formats
- * with int64 as a safe integer. Quick mode: the document's validity as OpenAPI is checked by
+ * query and path values, the spec's defaults applied to requests and every error collected, and
+ * ajv-formats with int64 as a safe integer. A response is validated as it is: no default is
+ * filled into it (that would hide a property the handler left out), so its validators get an
+ * Ajv of their own, without useDefaults. Quick mode: the document's validity as OpenAPI is checked by
  * `npm run contract` and test/spec.test.ts, not at every start (half the start-up time), and
  * validators are compiled as asked for rather than all of them (the response validators, which
  * the server does not run, are never compiled).
@@ -19,7 +22,7 @@ export function backendOptions(spec: Spec): Options {
     strict: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, useDefaults: true },
-    customizeAjv,
+    customizeAjv: (ajv, opts, context) => customizeAjv(context === ValidationContext.Response ? new Ajv({ ...opts, useDefaults: false }) : ajv),
     quick: true,
   };
 }

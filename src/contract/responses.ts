@@ -27,7 +27,8 @@ export class ContractChecker {
     private readonly errorSchemaErrors: () => unknown,
   ) {}
 
-  static async create(spec = loadSpec()): Promise<ContractChecker> {
+  static async create(given?: Spec): Promise<ContractChecker> {
+    const spec = given ?? (await loadSpec());
     // Not quick: the document is validated as OpenAPI and every response validator compiled.
     const api = await createBackend(spec, { quick: false });
     const ajv = customizeAjv(new Ajv({ allErrors: true, strict: false }));

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { OpenAPIV3 } from 'openapi-types';
-import { parse } from 'yaml';
 import { specPath } from '../paths';
+import { bundleSpec } from './bundle';
 
 /** The top-level JSON type a request body must have: an object or an array (see bodyTypeOf). */
 export interface BodyType {
@@ -30,8 +29,10 @@ export interface OperationFacts {
 }
 
 export interface Spec {
-  /** The document exactly as written in spec/openapi.yaml. */
+  /** The document as served at /openapi.yaml: the file exactly as written, or the bundle of a split spec. */
   yamlText: string;
+  /** The files the spec was read from, spec/openapi.yaml first. */
+  files: string[];
   document: OpenAPIV3.Document;
   /** The path every top-level server URL ends in, e.g. `/v1`. */
   apiRoot: string;
@@ -114,10 +115,11 @@ function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject |
   return { type: schema.type, nullable: schema.nullable === true };
 }
 
-/** Reads spec/openapi.yaml and derives, once, everything the server takes from it. */
-export function loadSpec(file = specPath): Spec {
-  const yamlText = readFileSync(file, 'utf8');
-  const document = parse(yamlText) as OpenAPIV3.Document;
+/** Reads spec/openapi.yaml (and the files it refers to, bundled) and derives, once, everything the server takes from it. */
+export async function loadSpec(file = specPath): Promise<Spec> {
+  const bundle = await bundleSpec(file);
+  const { yamlText, files } = bundle;
+  const document = bundle.document as OpenAPIV3.Document;
   const apiRoot = basePathOf(document.servers, 'the spec');
   const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
@@ -154,7 +156,7 @@ export function loadSpec(file = specPath): Spec {
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  return { yamlText, document, apiRoot, operations, routingDocument };
+  return { yamlText, files, document, apiRoot, operations, routingDocument };
 }
 
 /** Fails, naming them, when the spec's operations and the handlers do not pair up one to one. */
@@ -162,7 +164,7 @@ export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handl
   const ops = new Set(specOperationIds);
   const names = new Set(handlerNames);
   const problems = [
-    ...[...ops].filter((id) => !names.has(id)).map((id) => `operation ${id} in the spec has no handler in src/handlers/`),
+    ...[...ops].filter((id) => !names.has(id)).map((id) => `operation ${id} in the spec has no handler in src/handlers/ (run \`npm run generate\` to write a stub)`),
     ...[...names].filter((n) => !ops.has(n)).map((n) => `handler ${n} names no operation in the spec`),
   ];
   if (problems.length > 0) throw new Error(`The handlers do not match spec/openapi.yaml:\n  - ${problems.join('\n  - ')}`);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi';
+import { NotImplementedError } from '../handlers/stub';
 import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
 
 export type ErrorBody = components['schemas']['Error'];
@@ -30,12 +31,13 @@ function serviceUnavailable(message = 'The database is unavailable; retry shortl
 }
 
 /**
- * The one mapping from anything thrown to an HttpError: the store's domain errors, the body
+ * The one mapping from anything thrown to an HttpError: a generated stub's 501, the store's domain errors, the body
  * reader's, and anything unknown, which becomes 500 with a generic message (the details go to
  * the request's log line through keepCause, never to the client).
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof NotImplementedError) return new HttpError(501, 'not_implemented', err.message);
   if (err instanceof IdempotencyKeyInUseError) return new HttpError(409, 'idempotency_key_in_use', err.message);
   if (err instanceof IdempotencyKeyReusedError) return new HttpError(422, 'idempotency_key_reused', err.message);
   if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);

@@ -7,10 +7,11 @@
  *   4. body        read and decoded once (413, 415, 400)
  *   5. validate    openapi-backend's ajv validators: parameters and body against the spec (400)
  *   6. handler     the operation's handler: input in, reply out
+ *   6b. contract   VALIDATE_RESPONSES=log|enforce: the reply checked against the spec (logged; 500 under enforce)
  *   7. reply       the reply, or the Error body of whatever failed, with the headers the match calls for
  *
- * openapi-backend is used through its public API: handlers registered by operationId, a hook
- * (postSecurityHandler) and failure handlers (notFound, methodNotAllowed, unauthorizedHandler,
+ * openapi-backend is used through its public API: handlers registered by operationId, hooks
+ * (postSecurityHandler, and postResponseHandler when replies are checked) and failure handlers (notFound, methodNotAllowed, unauthorizedHandler,
  * validationFail), handleRequest, and its router's matchOperation for failures before it.
  */
 import { hash } from 'node:crypto';
@@ -21,6 +22,7 @@ import type OpenAPIBackend from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { allowedMethods } from '../contract/backend';
 import { type OperationFacts, type Spec, underApiRoot } from '../contract/spec';
+import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replies';
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
 import type { HandlerMap, Input, OperationId, Reply as HandlerReply } from '../handlers/types';
 import { type Deadline, requestDeadline } from '../store/deadline';
@@ -40,6 +42,9 @@ export interface PipelineDeps {
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take (default QUERY_DEADLINE_MS); tests shorten it. */
   deadlineMs?: number;
+  /** Check each handler's reply against the spec (default off); a violation is reported, and under enforce answered with 500. */
+  validateResponses?: ResponseValidation;
+  onReplyViolation?: (violation: ReplyContractError, res: Response) => void;
 }
 
 interface Reply {
@@ -77,7 +82,7 @@ const NOT_THE_API = Symbol('not the API');
 
 const replyOf = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
 
-export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimiter, deadlineMs }: PipelineDeps): RequestHandler {
+export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimiter, deadlineMs, validateResponses = 'off', onReplyViolation }: PipelineDeps): RequestHandler {
   const authenticate = createBearerAuth(apiKeys);
   const facts = spec.operations;
   // Header parameters by their names in the spec, as the generated types name them (Node gives them in lower case).
@@ -172,6 +177,22 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
         deadline: call.deadline,
       };
       return handler(input as unknown as Input<OperationId>);
+    });
+  }
+
+  // 6b. Registered only when asked for: with it off, a reply costs nothing more.
+  if (validateResponses !== 'off') {
+    const checkReply = createReplyCheck(backend);
+    backend.register('postResponseHandler', (c: Context, call: Call) => {
+      const reply = c.response as Reply | typeof NOT_THE_API | undefined;
+      // Only an operation's own reply: the failure handlers' (404, 405, OPTIONS) are the pipeline's.
+      if (!c.operation || !c.validation?.valid || typeof reply !== 'object' || call.rawErrors?.length) return reply;
+      const violation = checkReply(c.operation, reply.status, reply.body);
+      if (!violation) return reply;
+      onReplyViolation?.(violation, call.res);
+      // enforce: the generic 500; the violation is the request's logged cause.
+      if (validateResponses === 'enforce') throw violation;
+      return reply;
     });
   }
 

@@ -4,6 +4,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Prometheus metrics of one app: requests by operation and status, deprecated calls by key,
+ * handler replies that broke the contract,
  * the database's queries in flight (`queriesInFlight`, read at each scrape), the process.
  */
 export function createMetrics({ queriesInFlight }: { queriesInFlight: () => number }) {
@@ -28,6 +29,12 @@ export function createMetrics({ queriesInFlight }: { queriesInFlight: () => numb
     labelNames: ['operationId', 'apiKey'] as const,
     registers: [registry],
   });
+  const replyViolations = new Counter({
+    name: 'animal_store_response_contract_violations_total',
+    help: "Handler replies that broke the contract (VALIDATE_RESPONSES=log or enforce), by operationId and the reply's status.",
+    labelNames: ['operationId', 'status'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'animal_store_db_queries_in_flight',
     help: 'Database queries sent and not yet answered (waiting for a pool connection included).',
@@ -43,6 +50,9 @@ export function createMetrics({ queriesInFlight }: { queriesInFlight: () => numb
       requests.inc(labels);
       duration.observe(labels, seconds);
       if (deprecatedCall && operationId) deprecated.inc({ operationId, apiKey: deprecatedCall.apiKey ?? 'none' });
+    },
+    replyViolation(operationId: string, status: number) {
+      replyViolations.inc({ operationId, status: String(status) });
     },
   };
 }

@@ -49,12 +49,13 @@ export async function startTestApp(options: { apiKeys?: string[]; metricsToken?:
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
   const { logging, lines } = captureLogs();
-  const spec = loadSpec();
+  const spec = await loadSpec();
   // Rate limiting is on, as in production, with a limit no ordinary test reaches.
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
-  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter });
+  // Every reply a handler makes is checked against the spec: one that breaks it fails as a 500.
+  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, validateResponses: 'enforce' });
   const checker = await ContractChecker.create(spec);
   return {
     app,

@@ -1,0 +1,167 @@
+/**
+ * What `npm run generate` makes from the spec, computed without writing anything, so that the
+ * same plan serves generate, its --check and --watch forms, and `npm run contract`:
+ *
+ *   generated/openapi.ts    the types, by openapi-typescript, from the bundled spec (rewritten)
+ *   generated/handlers.ts   the handler registry, one import per operationId (rewritten)
+ *   src/handlers/<op>.ts    a stub answering 501, for an operation that has no handler (never overwritten)
+ *   test/<op>.test.ts       a test.todo per documented response, beside the stub (never overwritten)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleSpec } from '../../src/contract/bundle';
+import { METHODS } from '../../src/contract/spec';
+import { projectRoot } from '../../src/paths';
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  /** `200: The animals.` for each documented response, in the spec's order. */
+  responses: string[];
+}
+
+export interface PlannedFile {
+  /** Relative to the project root. */
+  file: string;
+  content: string;
+  /** generated: rewritten whenever it differs; scaffold: written only when the file does not exist. */
+  kind: 'generated' | 'scaffold';
+}
+
+export interface Plan {
+  root: string;
+  operations: Operation[];
+  /** The spec's files, for --watch: the root file first. */
+  specFiles: string[];
+  files: PlannedFile[];
+  /** Handler files whose operation is not in the spec: not registered, so never run. */
+  orphans: string[];
+}
+
+/** A file of src/handlers/ is a handler when it exports a const named as the file (`export const getPet`). */
+function handlerFiles(root: string): string[] {
+  const dir = path.join(root, 'src', 'handlers');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3))
+    .filter((name) => new RegExp(`^export const ${name}\\b`, 'm').test(readFileSync(path.join(dir, `${name}.ts`), 'utf8')));
+}
+
+const firstLine = (text: unknown) => String(text ?? '').trim().split('\n')[0] ?? '';
+
+function operationsOf(doc: Record<string, any>): Operation[] {
+  const deref = (x: any) => (typeof x?.$ref === 'string' && x.$ref.startsWith('#/') ? x.$ref.slice(2).split('/').reduce((n: any, k: string) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc) : x);
+  const ops: Operation[] = [];
+  for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const id = String(op.operationId ?? '');
+      if (!/^[A-Za-z_$][\w$]*$/.test(id)) throw new Error(`${method.toUpperCase()} ${p}: operationId ${JSON.stringify(op.operationId)} must be a JavaScript identifier (it names src/handlers/<operationId>.ts)`);
+      const responses = Object.entries<any>(op.responses ?? {}).map(([status, r]) => `${status}: ${firstLine(deref(r)?.description)}`);
+      ops.push({ operationId: id, method: method.toUpperCase(), path: p, summary: firstLine(op.summary ?? op.description), responses });
+    }
+  }
+  return ops;
+}
+
+/**
+ * The types, by the openapi-typescript CLI (its module needs require(esm), which jest lacks), from
+ * the bundled document: the file itself when it refers to no other, else the bundle in a scratch file.
+ */
+function typesFor(specFile: string, bundle: { document: Record<string, any>; files: string[] }): string {
+  const scratch = bundle.files.length > 1 ? mkdtempSync(path.join(tmpdir(), 'generate-')) : undefined;
+  const input = scratch ? path.join(scratch, 'openapi.json') : specFile;
+  if (scratch) writeFileSync(input, JSON.stringify(bundle.document));
+  try {
+    const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-typescript'), [input, '--enum-values'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openapi-typescript failed on ${specFile}:\n${r.stderr || r.stdout}`);
+    return r.stdout;
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function registry(ops: Operation[]): string {
+  const ids = ops.map((o) => o.operationId);
+  return [
+    '/**',
+    ' * The handler registry, written by `npm run generate` from the operations of spec/: do not edit.',
+    ' * One handler per operationId, from src/handlers/<operationId>.ts. The type check fails when one',
+    " * is missing, or its input or replies disagree with the spec's types (generated/openapi.ts).",
+    ' */',
+    "import type { OperationHandler, OperationId } from '../src/handlers/types';",
+    ...ids.map((id) => `import { ${id} } from '../src/handlers/${id}';`),
+    '',
+    `export const handlers = {${ids.map((id) => `\n  ${id},`).join('')}\n} satisfies { [Op in OperationId]: OperationHandler<Op> };`,
+    '',
+  ].join('\n');
+}
+
+function stub(op: Operation): string {
+  return `import { notImplemented } from './stub';
+import type { OperationHandler } from './types';
+
+/**
+ * ${op.operationId}: ${op.method} ${op.path}${op.summary ? ` (${op.summary})` : ''}
+ *
+ * Written by \`npm run generate\` because the spec has this operation and src/handlers/ had no
+ * handler for it; generate never touches this file again. Until it is filled in, the operation
+ * answers 501 not_implemented, start-up lists it among the stubs, and ALLOW_STUBS=false refuses
+ * to start.
+ *
+ * To implement it, replace \`notImplemented('${op.operationId}')\` with the handler, for example
+ *   async ({ query, path, body, caller, deadline }, stores) => ({ status: 200, body: ... })
+ * returning one of the responses the spec documents for it (the type check holds it to them).
+ */
+export const ${op.operationId}: OperationHandler<'${op.operationId}'> = notImplemented('${op.operationId}');
+`;
+}
+
+function todoTest(op: Operation): string {
+  return `/**
+ * ${op.operationId}: ${op.method} ${op.path}. Written by \`npm run generate\` with the stub
+ * src/handlers/${op.operationId}.ts; generate never touches this file again.
+ *
+ * One test.todo per response the spec documents: write each as a test through HTTP, as the
+ * other test files do (startTestApp() in test/support/harness.ts serves the app on a database
+ * of its own and checks every response against the spec).
+ */
+describe('${op.operationId}: ${op.method} ${op.path}', () => {
+${op.responses.map((r) => `  test.todo(${JSON.stringify(r)});`).join('\n')}
+});
+`;
+}
+
+/** Everything generate would write for the spec, and what it found. Writes nothing. */
+export async function planGeneration(specFile: string, root = projectRoot): Promise<Plan> {
+  const bundle = await bundleSpec(specFile);
+  const { document, files: specFiles } = bundle;
+  const operations = operationsOf(document);
+  const existing = new Set(handlerFiles(root));
+  const files: PlannedFile[] = [
+    { file: 'generated/openapi.ts', content: typesFor(specFile, bundle), kind: 'generated' },
+    { file: 'generated/handlers.ts', content: registry(operations), kind: 'generated' },
+  ];
+  for (const op of operations) {
+    if (existing.has(op.operationId)) continue;
+    files.push({ file: `src/handlers/${op.operationId}.ts`, content: stub(op), kind: 'scaffold' });
+    files.push({ file: `test/${op.operationId}.test.ts`, content: todoTest(op), kind: 'scaffold' });
+  }
+  const ids = new Set(operations.map((o) => o.operationId));
+  const orphans = [...existing].filter((name) => !ids.has(name)).map((name) => `src/handlers/${name}.ts`);
+  return { root, operations, specFiles, files, orphans };
+}
+
+/** What the plan would change on disk: generated files that differ, scaffolds that do not exist yet. */
+export function pendingChanges(plan: Plan): PlannedFile[] {
+  return plan.files.filter((f) => {
+    const at = path.join(plan.root, f.file);
+    if (!existsSync(at)) return true;
+    return f.kind === 'generated' && readFileSync(at, 'utf8') !== f.content;
+  });
+}

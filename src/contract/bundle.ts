@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { parse, stringify } from 'yaml';
+
+/** The contract as one document: what the server, the generator, the mock and the checks read. */
+export interface BundledSpec {
+  /** The one document as YAML: the file's own text when it refers to no other file. */
+  yamlText: string;
+  document: Record<string, any>;
+  /** Every file the document was read from, the root first (absolute paths). */
+  files: string[];
+}
+
+/** True when some `$ref` in the value points outside its own document (`./schemas/Pet.yaml#/…`). */
+function hasExternalRef(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasExternalRef);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const [key, v] of Object.entries(value)) {
+    if (key === '$ref' && typeof v === 'string' && !v.startsWith('#')) return true;
+    if (hasExternalRef(v)) return true;
+  }
+  return false;
+}
+
+/**
+ * Reads the spec, which may be split into several files joined by relative `$ref`s, and
+ * bundles it into one document with json-schema-ref-parser: each external file is inlined
+ * once and every other reference to it becomes an internal `$ref`. Only local files are read
+ * (never the network), and every file is parsed by the same YAML parser as the root.
+ */
+export async function bundleSpec(file: string): Promise<BundledSpec> {
+  const root = path.resolve(file);
+  const text = readFileSync(root, 'utf8');
+  const document = parse(text) as Record<string, any>;
+  if (!hasExternalRef(document)) return { yamlText: text, document, files: [root] };
+
+  const parser = new $RefParser();
+  const bundled = (await parser.bundle(root, structuredClone(document), {
+    resolve: { http: false },
+    parse: {
+      yaml: {
+        order: 1,
+        canParse: ['.yaml', '.yml', '.json'],
+        parse: (f: { data: Buffer | string }) => parse(Buffer.isBuffer(f.data) ? f.data.toString('utf8') : f.data),
+      },
+    },
+  })) as Record<string, any>;
+  const files = parser.$refs.paths('file').map((p) => path.resolve(p));
+  return { yamlText: stringify(bundled, { lineWidth: 0 }), document: bundled, files: [root, ...files.filter((f) => f !== root)] };
+}

@@ -1,0 +1,30 @@
+import type { OperationHandler, OperationId } from './types';
+
+/** Thrown by a generated stub: the pipeline answers it with 501 `not_implemented`. */
+export class NotImplementedError extends Error {
+  constructor(readonly operationId: string) {
+    super(`${operationId} is not implemented yet: fill in ${handlerFile(operationId)}`);
+    this.name = 'NotImplementedError';
+  }
+}
+
+/** Where an operation's handler lives, relative to the project root. */
+export const handlerFile = (operationId: string) => `src/handlers/${operationId}.ts`;
+
+const stubs = new WeakSet<object>();
+
+/**
+ * The handler `npm run generate` writes for an operation that has none: it answers 501 until
+ * the file is filled in. Replacing the call with a function is what makes it a real handler,
+ * so start-up can tell which operations are still stubs (isStub) without reading any source.
+ */
+export function notImplemented<Op extends OperationId>(operationId: Op): OperationHandler<Op> {
+  const stub: OperationHandler<Op> = async () => {
+    throw new NotImplementedError(operationId);
+  };
+  stubs.add(stub);
+  return stub;
+}
+
+/** True for a handler made by notImplemented. */
+export const isStub = (handler: unknown): boolean => typeof handler === 'function' && stubs.has(handler);
