@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
+import { type ScratchProject, scratchProject, withCountPets } from './support/scratch';
+
+// npm run generate in a copy of the project whose spec gained an operation, as a team would run it.
+const GENERATE = ['ts-node', '--transpile-only', 'scripts/generate.ts'];
+let project: ScratchProject;
+beforeAll(() => {
+  project = scratchProject();
+  project.write('spec/openapi.yaml', withCountPets(project.read('spec/openapi.yaml')));
+});
+afterAll(() => project.remove());
+
+const generate = (...args: string[]) => project.run([...GENERATE, ...args]);
+
+describe('npm run generate, after an operation was added to the spec', () => {
+  test('--check before it: exit 1, naming the stale files and the operation without a handler, and nothing written', () => {
+    const r = generate('--check');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('✗ generated/openapi.ts is stale for the spec');
+    expect(r.stdout).toContain('✗ generated/handlers.ts is stale for the spec');
+    expect(r.stdout).toContain("✗ src/handlers/countPets.ts is missing: the spec's operation countPets has no handler");
+    expect(r.stdout).toContain('→ run `npm run generate`');
+    expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(false);
+  });
+
+  test('it writes the types, the registry, a 501 stub and a test.todo file, and prints each', () => {
+    const r = generate();
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'updated generated/openapi.ts',
+      'updated generated/handlers.ts',
+      'created src/handlers/countPets.ts (a stub answering 501 not_implemented: fill it in)',
+      'created test/countPets.test.ts (a test.todo per documented response)',
+    ]);
+    expect(project.read('generated/openapi.ts')).toContain('    countPets: {\n');
+    expect(project.read('generated/openapi.ts')).toContain('            nickname?: string;\n');
+    expect(project.read('generated/handlers.ts')).toContain("import { countPets } from '../src/handlers/countPets';");
+    const stub = project.read('src/handlers/countPets.ts');
+    expect(stub).toContain("export const countPets: OperationHandler<'countPets'> = notImplemented('countPets');");
+    expect(stub).toContain('countPets: GET /pets/count (Count animals)');
+    const todo = project.read('test/countPets.test.ts');
+    expect(todo).toContain("describe('countPets: GET /pets/count', () => {");
+    for (const line of ['"200: The count."', '"401: Missing or invalid API key."', '"429: This API key is over its rate limit; retry after the given delay."', '"501: This build does not implement the operation yet: `npm run generate` made a"', '"default: Any other failure, for example 405 (method not allowed on a known path,"']) {
+      expect(todo).toContain(`test.todo(${line});`);
+    }
+    expect(generate('--check').status).toBe(0);
+  });
+
+  test('it never touches a file a person may have changed, and says there is nothing to do', () => {
+    const mine = "import type { OperationHandler } from './types';\n\n// mine\nexport const countPets: OperationHandler<'countPets'> = async () => ({ status: 200, body: { count: 0 } });\n";
+    project.write('src/handlers/countPets.ts', mine);
+    project.write('test/countPets.test.ts', '// mine too\n');
+    const r = generate();
+    expect(r.stdout).toBe('nothing to do: generated/ matches the spec (6 operations)\n');
+    expect(project.read('src/handlers/countPets.ts')).toBe(mine);
+    expect(project.read('test/countPets.test.ts')).toBe('// mine too\n');
+  });
+
+  test('a handler whose operation left the spec is named, not deleted', () => {
+    const spec = project.read('spec/openapi.yaml');
+    const doc = parse(spec);
+    delete doc.paths['/pets/count'];
+    project.write('spec/openapi.yaml', stringify(doc));
+    try {
+      const r = generate();
+      expect(r.stdout).toContain('updated generated/handlers.ts');
+      expect(r.stdout).toContain('warning: src/handlers/countPets.ts names no operation of the spec, so it is not registered and never runs');
+      expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(true);
+    } finally {
+      project.write('spec/openapi.yaml', spec);
+      generate();
+    }
+  });
+
+  test('an operationId that cannot name a file is refused, saying why', () => {
+    const spec = project.read('spec/openapi.yaml');
+    project.write('spec/openapi.yaml', spec.replace('operationId: countPets', 'operationId: count-pets'));
+    try {
+      const r = generate('--check');
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('GET /pets/count: operationId "count-pets" must be a JavaScript identifier');
+    } finally {
+      project.write('spec/openapi.yaml', spec);
+    }
+  });
+
+  test('--watch regenerates on each save of the spec and prints what changed; a half-written save is reported, not fatal', async () => {
+    const child = spawn(project.file('node_modules/.bin/ts-node'), [...GENERATE.slice(1), '--watch'], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const waitFor = async (text: string) => {
+      for (const deadline = Date.now() + 20_000; !output.includes(text); ) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${text}" in:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const spec = project.read('spec/openapi.yaml');
+    try {
+      await waitFor('watching spec/ for changes');
+      project.write('spec/openapi.yaml', `${spec}\n  : [broken`);
+      await waitFor('spec saved, not generated:');
+      project.write('spec/openapi.yaml', spec.replace('  /pets/count:\n    get:\n      operationId: countPets', '  /pets/count:\n    delete:\n      operationId: resetCount\n      responses:\n        "204": { description: Reset. }\n    get:\n      operationId: countPets'));
+      await waitFor('created test/resetCount.test.ts');
+      expect(output).toContain('operations added: resetCount');
+      expect(output).toContain('updated generated/handlers.ts');
+      expect(output).toContain('created src/handlers/resetCount.ts');
+    } finally {
+      if (child.pid) process.kill(child.pid, 'SIGTERM');
+      project.write('spec/openapi.yaml', spec);
+    }
+  }, 60_000);
+});
