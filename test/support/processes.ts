@@ -21,9 +21,9 @@ const spawned: ChildProcess[] = [];
 /** Kills whatever is left of every process a test file spawned; call from afterAll. */
 export const reapAll = () => spawned.forEach(reap);
 
-export function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Spawned {
-  const child = spawn(command[0], command.slice(1), {
-    cwd: projectRoot,
+export function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE, cwd = projectRoot): Spawned {
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd,
     env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', VALIDATE_RESPONSES: 'enforce', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -37,8 +37,8 @@ export function spawnServer(env: Record<string, string | undefined>, command = F
 }
 
 /** Spawns the server and waits for its "listening on" line. */
-export async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE): Promise<Running> {
-  const s = spawnServer(env, command);
+export async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE, cwd = projectRoot): Promise<Running> {
+  const s = spawnServer(env, command, cwd);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const match = /listening on (http:\/\/[^\s"]+)/.exec(s.output());
