@@ -2,7 +2,8 @@
  * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--smoke] [--scale]
  *
  * The product against three baselines kept in scripts/bench/ (the node:http limit, the
- * express floor, and the bare express floor without the operational middleware), on a database of its own on DATABASE_URL seeded with --pets animals
+ * express floor, and the bare express floor without the operational middleware), and against
+ * itself with VALIDATE_RESPONSES=enforce (the cost of checking each reply), on a database of its own on DATABASE_URL seeded with --pets animals
  * (100,000; statuses evenly spread), all loaded with autocannon over loopback, interleaved
  * round by round after a discarded warm-up round. Prints per scenario req/s, p50, p99, errors
  * and unexpected statuses for each, the ratios per round with their medians and geometric
@@ -45,9 +46,16 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-type Contestant = 'product' | 'cluster' | 'express' | 'bare' | 'node';
-const CONTESTANTS: Contestant[] = ['node', 'bare', 'express', 'product', 'cluster'];
-const LABEL: Record<Contestant, string> = { product: 'product', cluster: 'product ×2 (cluster)', express: 'express floor', bare: 'bare express floor', node: 'node:http limit' };
+type Contestant = 'product' | 'validated' | 'cluster' | 'express' | 'bare' | 'node';
+const CONTESTANTS: Contestant[] = ['node', 'bare', 'express', 'product', 'validated', 'cluster'];
+const LABEL: Record<Contestant, string> = {
+  product: 'product',
+  validated: 'product, VALIDATE_RESPONSES=enforce',
+  cluster: 'product ×2 (cluster)',
+  express: 'express floor',
+  bare: 'bare express floor',
+  node: 'node:http limit',
+};
 
 interface Scenario {
   name: string;
@@ -227,8 +235,9 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     const startups = [];
     for (let i = 0; i < (o.smoke ? 1 : 3); i++) startups.push(await startupMs(env, key));
     const ts = ['-r', 'ts-node/register/transpile-only'];
-    [servers.product, servers.cluster, servers.express, servers.bare, servers.node] = await Promise.all([
+    [servers.product, servers.validated, servers.cluster, servers.express, servers.bare, servers.node] = await Promise.all([
       startProduct(env, logFile('product')),
+      startProduct({ ...env, VALIDATE_RESPONSES: 'enforce' }, logFile('validated')),
       startProduct({ ...env, WEB_CONCURRENCY: '2' }, logFile('cluster')),
       startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'express'], { ...env, PORT: '0' }, logFile('express')),
       startServerProcess([process.execPath, ...ts, 'scripts/bench/serve.ts', 'bare'], { ...env, PORT: '0' }, logFile('bare')),
@@ -242,7 +251,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
 
     const perScenario: { scenario: Scenario; runs: Record<Contestant, Measurement[]> }[] = [];
     for (const scenario of SCENARIOS) {
-      const runs = { product: [], cluster: [], express: [], bare: [], node: [] } as Record<Contestant, Measurement[]>;
+      const runs = { product: [], validated: [], cluster: [], express: [], bare: [], node: [] } as Record<Contestant, Measurement[]>;
       for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++) {
         for (const c of CONTESTANTS) {
           const m = await measure(servers[c] as ServerProcess, scenario, key, o);
@@ -265,14 +274,16 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
 
     const ratios = (a: Contestant, b: Contestant, runs: Record<Contestant, Measurement[]>) => runs[a].map((m, i) => m.rps / runs[b][i].rps);
     out('');
-    out('| scenario | product / express floor (per round → median) | product / bare express floor (per round → median) | product / node:http (median) | cluster / node:http (median) | p99 product / express |');
-    out('|---|---|---|---|---|---|');
-    const medians = { floor: [] as number[], bare: [] as number[], node: [] as number[], cluster: [] as number[], p99: [] as number[], nodeDb: [] as number[], clusterDb: [] as number[] };
+    out('| scenario | product / express floor (per round → median) | product / bare express floor (per round → median) | product / node:http (median) | cluster / node:http (median) | p99 product / express | VALIDATE_RESPONSES=enforce / off (per round → median) |');
+    out('|---|---|---|---|---|---|---|');
+    const medians = { floor: [] as number[], bare: [] as number[], node: [] as number[], cluster: [] as number[], p99: [] as number[], nodeDb: [] as number[], clusterDb: [] as number[], validated: [] as number[] };
     for (const { scenario, runs } of perScenario) {
       const floor = ratios('product', 'express', runs);
       const bare = ratios('product', 'bare', runs);
       const node = ratios('product', 'node', runs);
       const cluster = ratios('cluster', 'node', runs);
+      const validated = ratios('validated', 'product', runs);
+      medians.validated.push(median(validated));
       const p99 = median(runs.product.map((m) => m.p99)) / Math.max(1, median(runs.express.map((m) => m.p99)));
       medians.floor.push(median(floor));
       medians.bare.push(median(bare));
@@ -283,9 +294,9 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
         medians.nodeDb.push(median(node));
         medians.clusterDb.push(median(cluster));
       }
-      out(`| ${scenario.name} | ${floor.map(f2).join(' ')} → **${f2(median(floor))}** | ${bare.map(f2).join(' ')} → **${f2(median(bare))}** | ${f2(median(node))} | ${f2(median(cluster))} | ${f2(p99)} |`);
+      out(`| ${scenario.name} | ${floor.map(f2).join(' ')} → **${f2(median(floor))}** | ${bare.map(f2).join(' ')} → **${f2(median(bare))}** | ${f2(median(node))} | ${f2(median(cluster))} | ${f2(p99)} | ${validated.map(f2).join(' ')} → **${f2(median(validated))}** |`);
     }
-    out(`| geometric mean | **${f2(geomean(medians.floor))}** | **${f2(geomean(medians.bare))}** | ${f2(geomean(medians.node))} | ${f2(geomean(medians.cluster))} | ${f2(geomean(medians.p99))} |`);
+    out(`| geometric mean | **${f2(geomean(medians.floor))}** | **${f2(geomean(medians.bare))}** | ${f2(geomean(medians.node))} | ${f2(geomean(medians.cluster))} | ${f2(geomean(medians.p99))} | **${f2(geomean(medians.validated))}** |`);
 
     const allRuns = perScenario.flatMap(({ runs }) => CONTESTANTS.flatMap((c) => runs[c]));
     const productRss = Math.max(...perScenario.flatMap(({ runs }) => [...runs.product, ...runs.cluster].map((m) => m.rssMb)));
