@@ -24,12 +24,14 @@ COPY patches ./patches
 RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+# Production refuses to start while an operation is still a generated stub (README: Stubs in production).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 ALLOW_STUBS=false
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-COPY spec/openapi.yaml ./spec/openapi.yaml
+# The spec, with any files it refers to: the server bundles it at start-up.
+COPY spec ./spec
 COPY scripts/migrations ./scripts/migrations
 USER node
 EXPOSE 3000

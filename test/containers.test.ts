@@ -74,12 +74,18 @@ describe('Dockerfile', () => {
     expect(pkg.dependencies['patch-package']).toBeDefined();
   });
 
+  test('refuses to start with operations that are still generated stubs', () => {
+    expect(dockerfile).toMatch(/^ENV .*ALLOW_STUBS=false/m);
+  });
+
   test('checks its health on /healthz', () => {
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
   });
 
   test('copies every file the server reads at run time', () => {
-    expect(dockerfile).toContain(`COPY ${path.relative(projectRoot, specPath)} ./${path.relative(projectRoot, specPath)}`);
+    // The spec's folder: a split spec's files are read at start-up too.
+    const specDir = path.relative(projectRoot, path.dirname(specPath));
+    expect(dockerfile).toContain(`COPY ${specDir} ./${specDir}`);
     expect(dockerfile).toContain(`COPY ${path.relative(projectRoot, migrationsDir)} ./${path.relative(projectRoot, migrationsDir)}`);
     expect(dockerfile).toContain('COPY package.json ./');
   });

@@ -41,6 +41,15 @@ describe('the layers of src/', () => {
   });
 });
 
+describe('generated/', () => {
+  test('the handler registry imports the handlers of src/handlers/ and nothing else', () => {
+    const file = path.join(projectRoot, 'generated', 'handlers.ts');
+    const targets = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) => path.relative(projectRoot, path.resolve(path.dirname(file), m[1] as string)));
+    expect(targets.length).toBeGreaterThan(1);
+    expect(targets.filter((t) => !t.startsWith(`src${path.sep}handlers${path.sep}`))).toEqual([]);
+  });
+});
+
 describe('scripts/', () => {
   const scripts = sourceFiles(path.join(projectRoot, 'scripts'));
   const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) => path.resolve(path.dirname(file), m[1] as string));

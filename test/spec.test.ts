@@ -127,6 +127,14 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(spec.operations.get('listPets')?.fullPath).toBe('/v1/pets');
   });
 
+  test('every operation documents 501 not_implemented, which a generated stub answers until it is filled in', () => {
+    expect(doc.components.schemas.Error.properties.code.enum).toContain('not_implemented');
+    for (const { operationId } of spec.operations.values()) {
+      const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;
+      expect([operationId, o.responses['501']]).toEqual([operationId, expect.anything()]);
+    }
+  });
+
   test('every failure response of every operation is the Error body as application/json', () => {
     for (const { operationId } of spec.operations.values()) {
       const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;

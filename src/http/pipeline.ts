@@ -11,8 +11,9 @@
  *   7. reply       the reply, or the Error body of whatever failed, with the headers the match calls for
  *
  * openapi-backend is used through its public API: handlers registered by operationId, hooks
- * (postSecurityHandler, and postResponseHandler when replies are checked) and failure handlers (notFound, methodNotAllowed, unauthorizedHandler,
- * validationFail), handleRequest, and its router's matchOperation for failures before it.
+ * (postSecurityHandler, and postResponseHandler when replies are checked), failure handlers
+ * (notFound, methodNotAllowed, unauthorizedHandler, validationFail), handleRequest, and its
+ * router's matchOperation for failures before it.
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
