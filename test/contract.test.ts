@@ -313,7 +313,7 @@ describe('npm run contract', () => {
       expect(r.detail).toContain('→ restore what the released contract promised (spec/released/1.0.0.yaml), or make a new major version: info.version 2.0.0 and every server URL ending in /v2');
     });
 
-    test('501 not_implemented, added in 1.1.0, is additive: a documented response and a code clients may not know yet', async () => {
+    test('501 not_implemented, added within 1.0.0, is additive: a documented response and a code clients may not know yet', async () => {
       const r = await checkRelease(path.join(projectRoot, 'spec', 'openapi.yaml'), undefined, new Date('2026-11-22'));
       expect(r.ok).toBe(true);
       expect(r.changes.filter((c) => c.class === 'breaking')).toEqual([]);
@@ -326,12 +326,12 @@ describe('npm run contract', () => {
     });
 
     test('the same breaking change passes with a new major version and base path', async () => {
-      const r = await checkRelease(specWith('v2', (s) => s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.1.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2')), undefined, new Date('2026-11-22'));
+      const r = await checkRelease(specWith('v2', (s) => s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.0.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2')), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true, detail: expect.stringContaining('a new major version (2.0.0) over 1.0.0') });
     });
 
     test('a new major version without the new base path fails', async () => {
-      const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.1.0', 'version: 2.0.0')));
+      const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.0.0', 'version: 2.0.0')));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('info.version is 2.0.0, so every server URL must end in /v2');
     });
@@ -341,7 +341,7 @@ describe('npm run contract', () => {
       ['a response property added', (s: string) => s.replace("            id:\n              type: integer", "            createdAt:\n              type: string\n              format: date-time\n            id:\n              type: integer")],
       ['the limit maximum raised', (s: string) => s.replace('maximum: 100\n', 'maximum: 200\n')],
       ['a description changed', (s: string) => s.replace('summary: List animals', 'summary: List the animals')],
-      ['a minor version', (s: string) => s.replace('version: 1.1.0', 'version: 1.2.0')],
+      ['a minor version', (s: string) => s.replace('version: 1.0.0', 'version: 1.1.0')],
     ])('%s: passes', async (name, edit) => {
       const r = await checkRelease(specWith(`ok-${name.replace(/\W+/g, '-')}`, edit), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true });
