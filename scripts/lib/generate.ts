@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundleSpec } from '../../src/contract/bundle';
-import { METHODS } from '../../src/contract/spec';
+import type { OpenAPIV3 } from 'openapi-types';
+import { type Spec, loadSpec, resolve } from '../../src/contract/spec';
 import { projectRoot } from '../../src/paths';
 
 export interface Operation {
@@ -35,8 +35,6 @@ export interface PlannedFile {
 export interface Plan {
   root: string;
   operations: Operation[];
-  /** The spec's files, for --watch: the root file first. */
-  specFiles: string[];
   files: PlannedFile[];
   /** Handler files whose operation is not in the spec: not registered, so never run. */
   orphans: string[];
@@ -53,27 +51,21 @@ function handlerFiles(root: string): string[] {
 
 const firstLine = (text: unknown) => String(text ?? '').trim().split('\n')[0] ?? '';
 
-function operationsOf(doc: Record<string, any>): Operation[] {
-  const deref = (x: any) => (typeof x?.$ref === 'string' && x.$ref.startsWith('#/') ? x.$ref.slice(2).split('/').reduce((n: any, k: string) => n?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc) : x);
-  const ops: Operation[] = [];
-  for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = item?.[method];
-      if (!op) continue;
-      const id = String(op.operationId ?? '');
-      if (!/^[A-Za-z_$][\w$]*$/.test(id)) throw new Error(`${method.toUpperCase()} ${p}: operationId ${JSON.stringify(op.operationId)} must be a JavaScript identifier (it names src/handlers/<operationId>.ts)`);
-      const responses = Object.entries<any>(op.responses ?? {}).map(([status, r]) => `${status}: ${firstLine(deref(r)?.description)}`);
-      ops.push({ operationId: id, method: method.toUpperCase(), path: p, summary: firstLine(op.summary ?? op.description), responses });
-    }
-  }
-  return ops;
+/** The spec's operations as the server reads them (loadSpec), with what the scaffolds say of each. */
+function operationsOf(spec: Spec): Operation[] {
+  return [...spec.operations.values()].map(({ operationId, method, path: p }) => {
+    if (!/^[A-Za-z_$][\w$]*$/.test(operationId)) throw new Error(`${method} ${p}: operationId ${JSON.stringify(operationId)} must be a JavaScript identifier (it names src/handlers/<operationId>.ts)`);
+    const op = spec.document.paths[p]?.[method.toLowerCase() as OpenAPIV3.HttpMethods] as OpenAPIV3.OperationObject;
+    const responses = Object.entries(op.responses).map(([status, r]) => `${status}: ${firstLine(resolve(spec.document, r).description)}`);
+    return { operationId, method, path: p, summary: firstLine(op.summary ?? op.description), responses };
+  });
 }
 
 /**
  * The types, by the openapi-typescript CLI (its module needs require(esm), which jest lacks), from
  * the bundled document: the file itself when it refers to no other, else the bundle in a scratch file.
  */
-function typesFor(specFile: string, bundle: { document: Record<string, any>; files: string[] }): string {
+function typesFor(specFile: string, bundle: Pick<Spec, 'document' | 'files'>): string {
   const scratch = bundle.files.length > 1 ? mkdtempSync(path.join(tmpdir(), 'generate-')) : undefined;
   const input = scratch ? path.join(scratch, 'openapi.json') : specFile;
   if (scratch) writeFileSync(input, JSON.stringify(bundle.document));
@@ -139,12 +131,11 @@ ${op.responses.map((r) => `  test.todo(${JSON.stringify(r)});`).join('\n')}
 
 /** Everything generate would write for the spec, and what it found. Writes nothing. */
 export async function planGeneration(specFile: string, root = projectRoot): Promise<Plan> {
-  const bundle = await bundleSpec(specFile);
-  const { document, files: specFiles } = bundle;
-  const operations = operationsOf(document);
+  const spec = await loadSpec(specFile);
+  const operations = operationsOf(spec);
   const existing = new Set(handlerFiles(root));
   const files: PlannedFile[] = [
-    { file: 'generated/openapi.ts', content: typesFor(specFile, bundle), kind: 'generated' },
+    { file: 'generated/openapi.ts', content: typesFor(specFile, spec), kind: 'generated' },
     { file: 'generated/handlers.ts', content: registry(operations), kind: 'generated' },
   ];
   for (const op of operations) {
@@ -154,7 +145,7 @@ export async function planGeneration(specFile: string, root = projectRoot): Prom
   }
   const ids = new Set(operations.map((o) => o.operationId));
   const orphans = [...existing].filter((name) => !ids.has(name)).map((name) => `src/handlers/${name}.ts`);
-  return { root, operations, specFiles, files, orphans };
+  return { root, operations, files, orphans };
 }
 
 /** What the plan would change on disk: generated files that differ, scaffolds that do not exist yet. */

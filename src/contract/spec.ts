@@ -56,7 +56,8 @@ function isRef(x: unknown): x is OpenAPIV3.ReferenceObject {
   return typeof x === 'object' && x !== null && '$ref' in x;
 }
 
-function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceObject): T {
+/** Follows internal `$ref`s (`#/components/…`) to what they point at. */
+export function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceObject): T {
   let value: unknown = x;
   for (let hops = 0; isRef(value); hops++) {
     if (hops > 20 || !value.$ref.startsWith('#/')) throw new Error(`Cannot resolve ${value.$ref}`);
