@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const spec = await loadSpec();
   const logging = createLogging({ level: config.logLevel });
   const { logger } = logging;
-  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging, validateResponses: config.validateResponses });
+  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging, validateResponses: config.validateResponses, corsOrigins: config.corsOrigins });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

@@ -3,6 +3,7 @@ import { createBackend } from './contract/backend';
 import type { ResponseValidation } from './contract/replies';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
 import type { HandlerMap } from './handlers/types';
+import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/errors';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
@@ -27,6 +28,14 @@ export interface AppDeps {
   deadlineMs?: number;
   /** VALIDATE_RESPONSES: check each handler's reply against the spec; default off. */
   validateResponses?: ResponseValidation;
+  /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
+  corsOrigins?: readonly string[] | '*';
+}
+
+/** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
+function methodsOf(spec: Spec): string[] {
+  const used = [...new Set([...spec.operations.values()].map((op) => op.method))];
+  return [...used.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])), 'OPTIONS'];
 }
 
 /** Builds the whole HTTP application from the spec. Never listens and never reads the environment. */
@@ -42,6 +51,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('etag', false);
   // Every response: request id, nosniff, metrics, one log line.
   app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec) }));
+  // Browsers on the listed origins: CORS headers, and preflights answered without a key.
+  if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
   // The API and the probes: everything the spec describes.
   app.use(
     createApiPipeline({

@@ -34,6 +34,27 @@ export interface Config {
   allowStubs: boolean;
   /** Check each handler's reply against the spec: off, log (and count) a violation, or enforce (answer 500 instead). */
   validateResponses: ResponseValidation;
+  /** Web origins allowed to call the API from a browser (CORS); `*` any; undefined: no CORS headers. */
+  corsOrigins: string[] | '*' | undefined;
+}
+
+/** `*`, or comma-separated origins such as `https://app.example.com,http://localhost:5173`. */
+export function parseCorsOrigins(text: string | undefined, problems: string[]): string[] | '*' | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim() === '*') return '*';
+  const entries = text.split(',').map((o) => o.trim());
+  entries.forEach((origin, i) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      problems.push(`CORS_ORIGINS entry ${i + 1} must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got ${JSON.stringify(origin)}`);
+    }
+  });
+  return entries;
 }
 
 
@@ -135,12 +156,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.ALLOW_STUBS !== undefined && env.ALLOW_STUBS !== 'true' && env.ALLOW_STUBS !== 'false') problems.push(`ALLOW_STUBS must be true or false, got ${JSON.stringify(env.ALLOW_STUBS)}`);
   const validateResponses = (env.VALIDATE_RESPONSES ?? 'off') as ResponseValidation;
   if (!RESPONSE_VALIDATION.includes(validateResponses)) problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
+  const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
   if (requestTimeoutMs < headersTimeoutMs) problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken,
     rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, onUnsafeDatabase,
-    allowStubs, validateResponses,
+    allowStubs, validateResponses, corsOrigins,
   };
 }

@@ -73,6 +73,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     metricsToken: config.metricsToken,
     rateLimiter,
     validateResponses: config.validateResponses,
+    corsOrigins: config.corsOrigins,
   });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);

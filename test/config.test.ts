@@ -19,12 +19,12 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, onUnsafeDatabase: 'refuse', allowStubs: true, validateResponses: 'off' });
+    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, onUnsafeDatabase: 'refuse', allowStubs: true, validateResponses: 'off', corsOrigins: undefined });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000', ON_UNSAFE_DATABASE: 'warn', ALLOW_STUBS: 'false', VALIDATE_RESPONSES: 'log' });
+    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000', ON_UNSAFE_DATABASE: 'warn', ALLOW_STUBS: 'false', VALIDATE_RESPONSES: 'log', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       onUnsafeDatabase: 'warn',
       allowStubs: false,
       validateResponses: 'log',
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
     });
   });
 
@@ -100,6 +101,16 @@ describe('loadConfig', () => {
 
   test('ALLOW_STUBS is true or false, VALIDATE_RESPONSES off, log or enforce', () => {
     expect(problemsOf({ ALLOW_STUBS: 'no', VALIDATE_RESPONSES: 'strict', API_KEYS: KEY })).toEqual(['ALLOW_STUBS must be true or false, got "no"', 'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"']);
+  });
+
+  test('CORS_ORIGINS is * or a list of origins, each scheme, host and port only', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*', API_KEYS: KEY }).corsOrigins).toBe('*');
+    expect(problemsOf({ CORS_ORIGINS: 'https://app.example.com/,app.example.com,ftp://x.example,https://ok.example:8443,*', API_KEYS: KEY })).toEqual([
+      'CORS_ORIGINS entry 1 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "https://app.example.com/"',
+      'CORS_ORIGINS entry 2 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "app.example.com"',
+      'CORS_ORIGINS entry 3 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "ftp://x.example"',
+      'CORS_ORIGINS entry 5 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "*"',
+    ]);
   });
 
   test('ON_UNSAFE_DATABASE is refuse or warn', () => {

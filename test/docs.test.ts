@@ -1,14 +1,9 @@
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { haveBrowser, launchChromium } from './support/browser';
 import { type TestApp, listenOnLoopback, startTestApp } from './support/harness';
 
-// The reference page is checked in a real browser: Debian's chromium. On a machine
-// without it the browser test is skipped, unless REQUIRE_BROWSER is set (CI sets it).
-const CHROMIUM = '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM} is missing: apt-get install chromium`);
+// The reference page is checked in a real browser (test/support/browser.ts).
 
 let t: TestApp;
 let server: Awaited<ReturnType<typeof listenOnLoopback>>;
@@ -40,10 +35,7 @@ describe('the served contract', () => {
 
 (haveBrowser ? describe : describe.skip)('the API reference page in headless Chromium', () => {
   test('GET /docs/ loads with no failed request, offline, and shows the three operations and the probes', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const failures: string[] = [];

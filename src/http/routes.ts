@@ -19,6 +19,22 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Reque
   };
 }
 
+/**
+ * The document the reference page shows: the spec, with this server first in every server list
+ * as a relative URL (`/v1`, and `/` for the probes), so that "Try it out" calls the origin the page
+ * was loaded from, whatever host, port or proxy is in front. The spec's own servers stay listed
+ * after it. /openapi.yaml and /openapi.json serve the spec itself, unchanged.
+ */
+export function referencePageDocument(spec: Spec): Spec['document'] {
+  const doc = structuredClone(spec.document);
+  const here = (url: string) => ({ url, description: 'This server (the origin this page was loaded from)' });
+  doc.servers = [here(spec.apiRoot), ...(doc.servers ?? [])];
+  for (const item of Object.values(doc.paths ?? {})) {
+    if (item?.servers) item.servers = [here('/'), ...item.servers];
+  }
+  return doc;
+}
+
 /** The contract this server runs, and a reference page for it: public, outside the API root. */
 export function contractRoutes(spec: Spec): Router {
   const router = express.Router({ caseSensitive: true });
@@ -29,7 +45,16 @@ export function contractRoutes(spec: Spec): Router {
     res.json(spec.document);
   });
   // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
-  router.use('/docs', swaggerUi.serve, swaggerUi.setup(spec.document as never, { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } }));
+  const page = referencePageDocument(spec);
+  const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } };
+  router.use(
+    '/docs',
+    // swagger-ui-express answers any path ending in /package.json itself, in text/plain: those go to notFound instead.
+    ((req, _res, next) => next(req.path.endsWith('/package.json') ? 'router' : undefined)) satisfies RequestHandler,
+    swaggerUi.serveFiles(page as never, ui),
+  );
+  // The page itself at /docs/ only (/docs redirects there); any other path under /docs is a 404 Error body.
+  router.get('/docs/', swaggerUi.setup(page as never, ui));
   return router;
 }
 

@@ -44,7 +44,7 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off' } = {}): Promise<TestApp> {
+export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; corsOrigins?: string[] | '*' } = {}): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
@@ -55,7 +55,7 @@ export async function startTestApp(options: { apiKeys?: string[]; metricsToken?:
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
   // Every reply a handler makes is checked against the spec: one that breaks it fails as a 500.
-  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, validateResponses: 'enforce' });
+  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, validateResponses: 'enforce', corsOrigins: options.corsOrigins });
   const checker = await ContractChecker.create(spec);
   return {
     app,

@@ -1,0 +1,115 @@
+import supertest from 'supertest';
+import { parse } from 'yaml';
+import { referencePageDocument } from '../src/http/routes';
+import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
+
+// CORS_ORIGINS, as a browser's requests carry it: an Origin header, and preflights before
+// requests that are not "simple" (an Authorization header makes every API call one).
+const APP = 'https://app.example.com';
+const EXPOSED = 'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate';
+const preflight = (t: TestApp, origin: string, method = 'POST') =>
+  t.api.options('/v1/pets').set('Origin', origin).set('Access-Control-Request-Method', method).set('Access-Control-Request-Headers', 'authorization,content-type,idempotency-key');
+const corsHeaders = (headers: Record<string, string>) => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
+
+describe('CORS_ORIGINS unset (the default)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('no response carries a CORS header, and a preflight gets the plain OPTIONS answer', async () => {
+    expect(corsHeaders((await t.api.get('/v1/pets').set(auth()).set('Origin', APP).expect(200)).headers)).toEqual([]);
+    const res = await preflight(t, APP).expect(204);
+    expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+    expect(corsHeaders(res.headers)).toEqual([]);
+  });
+});
+
+describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ corsOrigins: [APP, 'http://localhost:5173'] });
+  });
+  afterAll(() => t.close());
+
+  test('a preflight from a listed origin is answered without a key: its methods and the three request headers', async () => {
+    const res = await preflight(t, APP).expect(204);
+    expect(res.headers).toMatchObject({
+      'access-control-allow-origin': APP,
+      'access-control-allow-methods': 'GET,HEAD,POST,OPTIONS',
+      'access-control-allow-headers': 'Authorization,Content-Type,Idempotency-Key',
+      'access-control-max-age': '600',
+      vary: expect.stringContaining('Origin'),
+    });
+  });
+
+  test.each([
+    ['a list', (t: TestApp) => t.api.get('/v1/pets').set(auth()), 200],
+    ['a create', (t: TestApp) => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
+    ['a request without a key (its 401 and challenge readable by the script)', (t: TestApp) => t.api.get('/v1/pets'), 401],
+    ['the deprecated getPet (its Deprecation and Sunset readable)', (t: TestApp) => t.api.get('/v1/pets/999999'), 404],
+  ])('%s from a listed origin: allowed, and the contract\'s headers exposed', async (_name, request, status) => {
+    const req = request(t).set('Origin', 'http://localhost:5173');
+    const res = await (status === 404 ? req.set(auth()) : req).expect(status);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect(res.headers['access-control-expose-headers']).toBe(EXPOSED);
+  });
+
+  test('an origin not listed gets no CORS headers, on requests and preflights alike', async () => {
+    for (const origin of ['https://evil.example', 'https://app.example.com.evil.example', 'http://app.example.com', 'null']) {
+      expect(corsHeaders((await t.api.get('/v1/pets').set(auth()).set('Origin', origin).expect(200)).headers)).toEqual([]);
+      const res = await preflight(t, origin).expect(204);
+      expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
+      expect(corsHeaders(res.headers)).toEqual([]);
+    }
+  });
+});
+
+describe('CORS_ORIGINS=*', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ corsOrigins: '*' });
+  });
+  afterAll(() => t.close());
+
+  test('any origin is allowed, with the same headers exposed', async () => {
+    const res = await t.api.get('/v1/pets').set(auth()).set('Origin', 'https://anywhere.example').expect(200);
+    expect(res.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED });
+    expect((await preflight(t, 'https://anywhere.example').expect(204)).headers['access-control-allow-origin']).toBe('*');
+  });
+});
+
+describe('the reference page and its paths', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('its document lists this server first, relative to the page (/v1, and / for the probes), then the spec\'s', () => {
+    const page = referencePageDocument(t.spec) as any;
+    const doc = t.spec.document as any;
+    expect(page.servers).toEqual([{ url: '/v1', description: 'This server (the origin this page was loaded from)' }, ...doc.servers]);
+    expect(page.paths['/healthz'].servers).toEqual([{ url: '/', description: 'This server (the origin this page was loaded from)' }, ...doc.paths['/healthz'].servers]);
+    expect(page.paths['/pets'].servers).toBeUndefined();
+  });
+
+  test('the served contract stays the spec itself', async () => {
+    expect((await supertest(t.app).get('/openapi.yaml').expect(200)).text).toBe(t.spec.yamlText);
+    expect(parse(t.spec.yamlText).servers).toEqual((t.spec.document as any).servers);
+  });
+
+  test.each(['/docs/%2e%2e/%2e%2e/package.json', '/docs/package.json', '/docs/no-such-file.js', '/docs/%2e%2e/src/main.ts', '/docs/..%2f..%2fpackage.json'])(
+    'GET %s is a 404 Error body',
+    async (url) => {
+      const res = await supertest(t.app).get(url);
+      expect([url, res.status, res.headers['content-type'], res.body]).toEqual([url, 404, 'application/json; charset=utf-8', { code: 'not_found', message: expect.any(String), status: 404 }]);
+    },
+  );
+
+  test('/docs redirects to /docs/, the page', async () => {
+    expect((await supertest(t.app).get('/docs').expect(301)).headers.location).toBe('/docs/');
+    expect((await supertest(t.app).get('/docs/').expect(200)).headers['content-type']).toMatch(/^text\/html/);
+  });
+});
