@@ -8,7 +8,7 @@
  * round by round after a discarded warm-up round. Prints per scenario req/s, p50, p99, errors
  * and unexpected statuses for each, the ratios per round with their medians and geometric
  * means, start-up time and memory, and checks the targets; writes the same as Markdown to
- * scripts/bench/results/. --smoke: one short round, a small table, no targets. --scale: the
+ * scripts/bench/results/ and, for a full run, to docs/bench-results.md (committed). --smoke: one short round, a small table, no targets. --scale: the
  * listPets-by-status p99 at 10,000 and at 1,000,000 animals.
  */
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,9 @@ import {
   type ServerProcess, type StartOptions, UNREACHABLE_RATE_LIMIT, childrenOf, freePort, positiveIntegerOption, runToEnd, scratchDatabase, startProduct, startServerProcess,
 } from './lib/processes';
 import { seedSampleAnimals } from './lib/seed';
+
+/** The latest full run's results, committed: what docs/performance.md shows. */
+const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
 
 interface Options {
   rounds: number;
@@ -317,6 +320,11 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${o.smoke ? '-smoke' : ''}.md`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     process.stdout.write(`bench: written to ${path.relative(projectRoot, file)}\n`);
+    // A full run's results are also the committed latest ones, which docs/performance.md links: never typed by hand.
+    if (!o.smoke) {
+      writeFileSync(LATEST_RESULTS, `${lines.join('\n')}\n`);
+      process.stdout.write(`bench: and to ${path.relative(projectRoot, LATEST_RESULTS)} (commit it)\n`);
+    }
     const failed = allRuns.some((m) => m.errors > 0 || m.unexpected > 0);
     // The smoke form asserts no targets, only that every run got what it expected.
     return o.smoke ? (failed ? 1 : 0) : targets.every(([, ok]) => ok) ? 0 : 1;

@@ -24,7 +24,7 @@ export interface Config {
   rateLimit: RateLimit | undefined;
   /** How long an Idempotency-Key is remembered, in seconds. */
   idempotencyTtlSeconds: number;
-  /** Node's HTTP server timeouts, in milliseconds (see the README's configuration table). */
+  /** Node's HTTP server timeouts, in milliseconds (see the configuration table in docs/operations.md). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;

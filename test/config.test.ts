@@ -127,8 +127,8 @@ describe('the configuration is documented where a newcomer looks', () => {
   // `env.NAME` or integerVar(env, 'NAME', …): every variable src/config.ts reads.
   const readByConfig = [...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2]))].sort();
 
-  test('the README table lists every variable src/config.ts reads, and no other', () => {
-    const table = [...read('README.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
+  test('the configuration table (docs/operations.md) lists every variable src/config.ts reads, and no other', () => {
+    const table = [...read('docs/operations.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
     expect(table).toEqual(readByConfig);
   });
 

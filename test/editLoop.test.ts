@@ -4,7 +4,7 @@ import { type TestDatabase, freshDatabase } from './support/databases';
 import { type Running, reap, reapAll, spawnServer, startServer, stop } from './support/processes';
 import { type ScratchProject, scratchProject, withCountPets } from './support/scratch';
 
-// The README's "Changing the contract", step by step, on a copy of the project: an operation
+// docs/contract.md's "Adding an operation, step by step" (the README's "Changing the contract" in brief), on a copy of the project: an operation
 // (GET /pets/count → countPets) and an optional property are added to the spec; the mock serves
 // the new operation at once; generate writes its stub; the type check passes; the server starts
 // and answers it 501, saying so; the stub is filled in (a wrong reply fails the type check);
