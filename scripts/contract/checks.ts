@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { basePathOfUrl } from '../../src/contract/spec';
 import { projectRoot } from '../../src/paths';
 import { pendingChanges, planGeneration } from '../lib/generate';
 import { type Change, diffDocuments, formatChanges, loadDocument } from './diff';
@@ -94,7 +95,7 @@ export async function checkRelease(specFile: string, dir = releasedDir, today?: 
   const doc = await loadDocument(specFile);
   const version = parseVersion(String(doc.info.version));
   if (!version) return { name, ok: false, changes: [], detail: `info.version ${JSON.stringify(doc.info.version)} is not MAJOR.MINOR.PATCH\n→ write a version such as 1.1.0` };
-  const servers = (doc.servers ?? []).map((s: { url: string }) => new URL(s.url, 'http://placeholder').pathname.replace(/\/+$/, ''));
+  const servers = (doc.servers ?? []).map((s: { url: string }) => basePathOfUrl(s.url));
   const wrongBase = servers.filter((p: string) => p !== `/v${version.major}`);
   if (servers.length === 0 || wrongBase.length > 0) {
     return { name, ok: false, changes: [], version, detail: `info.version is ${version.text}, so every server URL must end in /v${version.major}; found ${servers.join(', ') || 'no servers'}\n→ move info.version's major and the /vN base path together` };

@@ -10,6 +10,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import OpenAPISchemaValidator from 'openapi-schema-validator';
 import { parse } from 'yaml';
 import { bundleSpec } from '../../src/contract/bundle';
+import { basePathOfUrl } from '../../src/contract/spec';
 
 export type ChangeClass = 'breaking' | 'non-breaking' | 'notice';
 
@@ -80,7 +81,7 @@ interface Ctx {
 
 /** The base path every server URL of a document ends in (`/v1`), or '' when it has none. */
 function basePaths(doc: Json): string[] {
-  return [...new Set<string>((doc.servers ?? []).map((s: Json) => new URL(String(s.url), 'http://placeholder').pathname.replace(/\/+$/, '')))].sort();
+  return [...new Set<string>((doc.servers ?? []).map((s: Json) => basePathOfUrl(String(s.url))))].sort();
 }
 
 // ---------------------------------------------------------------- schemas

@@ -85,14 +85,25 @@ export async function startServerProcess(command: string[], env: NodeJS.ProcessE
   child.stderr?.on('data', keep);
   const output = logFile === undefined ? () => text : () => tailOf(logFile);
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
+  try {
+    const baseUrl = await waitUntilListening(child, output);
+    return { child, baseUrl, output, stop: () => (child.kill('SIGTERM'), exit) };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${command.join(' ')} ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Waits for a spawned server's "listening on <url>" line (the product, the mock and the bench's
+ * baselines all print one) and resolves with the URL; rejects if it exits first or takes a minute.
+ */
+export async function waitUntilListening(child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const match = /listening on (http:\/\/[^\s"]+)/.exec(output());
-    if (match) return { child, baseUrl: match[1], output, stop: () => (child.kill('SIGTERM'), exit) };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${command.join(' ')} did not start:\n${output()}`);
-    }
+    if (match) return match[1] as string;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -70,8 +70,11 @@ export function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceOb
   return value as T;
 }
 
+/** The path a server URL ends in, without a trailing slash: `https://api.example/v1/` → `/v1`, `http://host` → ''. */
+export const basePathOfUrl = (url: string): string => new URL(url, 'http://placeholder').pathname.replace(/\/+$/, '');
+
 function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string): string {
-  const roots = new Set((servers ?? []).map((s) => new URL(s.url, 'http://placeholder').pathname.replace(/\/+$/, '')));
+  const roots = new Set((servers ?? []).map((s) => basePathOfUrl(s.url)));
   if (roots.size !== 1) throw new Error(`Every server URL of ${where} must end in the same path; found ${[...roots].join(', ') || 'none'}`);
   return [...roots][0] || '/';
 }

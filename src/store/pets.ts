@@ -42,14 +42,16 @@ export interface PetStoreOptions {
 // Namespaces pg_try_advisory_xact_lock keys: a request holding an Idempotency-Key holds its lock.
 const IDEMPOTENCY_LOCK_SEED = 727_002;
 
-// The API's camelCase names are given to the table's snake_case columns here and nowhere else.
+/** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
+export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id AS "categoryId", status`;
+
 export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = () => {} }: PetStoreOptions): PetStore {
   const insert = (q: Sql | TransactionSql, { name, categoryId, status }: NewPet) =>
     // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
     q<Pet[]>`
       INSERT INTO pets (name, category_id, status)
       VALUES (${name}, ${categoryId}, ${status})
-      RETURNING id, name, category_id AS "categoryId", status`;
+      RETURNING ${petColumns(q)}`;
 
   return {
     async list({ limit, status }, deadline) {
@@ -59,12 +61,12 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       return withDeadline(
         status === undefined
           ? sql<Pet[]>`
-              SELECT id, name, category_id AS "categoryId", status
+              SELECT ${petColumns(sql)}
               FROM pets
               ORDER BY id
               LIMIT ${limit}`
           : sql<Pet[]>`
-              SELECT id, name, category_id AS "categoryId", status
+              SELECT ${petColumns(sql)}
               FROM pets
               WHERE status = ${status}
               ORDER BY id
@@ -114,7 +116,7 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       assertReady();
       const [pet] = await withDeadline(
         sql<Pet[]>`
-          SELECT id, name, category_id AS "categoryId", status
+          SELECT ${petColumns(sql)}
           FROM pets
           WHERE id = ${id}`,
         deadline,

@@ -9,6 +9,7 @@ import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
+import { petColumns } from '../../src/store/pets';
 import { type Sql, connect } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
 import { type RateLimit, createRateLimiter } from '../../src/store/rateLimits';
@@ -101,5 +102,5 @@ export function buildNewPet(overrides: Partial<NewPetBody> = {}): NewPetBody {
 export async function insertPets(sql: Sql, pets: NewPet[]): Promise<Pet[]> {
   return sql<Pet[]>`
     INSERT INTO pets ${sql(pets.map((p) => ({ name: p.name, category_id: p.categoryId, status: p.status })))}
-    RETURNING id, name, category_id AS "categoryId", status`.then((rows) => [...rows].sort((a, b) => a.id - b.id));
+    RETURNING ${petColumns(sql)}`.then((rows) => [...rows].sort((a, b) => a.id - b.id));
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { waitUntilListening } from '../../scripts/lib/processes';
 import { projectRoot } from '../../src/paths';
 
 // The real process entry (src/main.ts) as `npm start` runs it, compiled on the fly,
@@ -39,13 +40,10 @@ export function spawnServer(env: Record<string, string | undefined>, command = F
 /** Spawns the server and waits for its "listening on" line. */
 export async function startServer(env: Record<string, string | undefined>, command = FROM_SOURCE, cwd = projectRoot): Promise<Running> {
   const s = spawnServer(env, command, cwd);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const match = /listening on (http:\/\/[^\s"]+)/.exec(s.output());
-    if (match) return { ...s, baseUrl: match[1], origin: new URL(match[1]).origin };
-    if (s.child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const baseUrl = await waitUntilListening(s.child, s.output).catch((err: Error) => {
+    throw new Error(`server ${err.message}`);
+  });
+  return { ...s, baseUrl, origin: new URL(baseUrl).origin };
 }
 
 /** SIGTERM to the process we spawned, as a process manager sends it; resolves with its exit code. */
