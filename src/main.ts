@@ -102,6 +102,8 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A worker tells the primary when it can serve, for the banner.
+  if (cluster.isWorker) void preparation.done.then((applied) => process.send?.({ ready: applied }), () => {});
   return { server, ready: preparation.done };
 }
 
@@ -114,9 +116,28 @@ async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: 
   const env = { API_KEYS: config.apiKeys.join(',') };
   const workers = Array.from({ length: config.webConcurrency }, () => cluster.fork(env));
   let listening = 0;
+  // The banner, once every worker listens and has its database ready (or 2 s after they all listen, as for one process).
+  let ready = 0;
+  let applied: number[] = [];
+  let port: number | undefined;
+  let printed = false;
+  const printBanner = (applied: number[] | undefined) => {
+    if (printed || port === undefined) return;
+    printed = true;
+    banner(logger, spec, config, originOf(config, port), describeDatabase(config, databaseUrl, applied), workers.length);
+  };
+  cluster.on('message', (_worker, message: { ready?: number[] }) => {
+    if (!Array.isArray(message?.ready)) return;
+    ready += 1;
+    applied = message.ready;
+    if (ready >= workers.length) printBanner(applied);
+  });
   cluster.on('listening', (_worker, address) => {
     listening += 1;
-    if (listening === workers.length) banner(logger, spec, config, originOf(config, address.port), describeDatabase(config, databaseUrl, []), workers.length);
+    if (listening !== workers.length) return;
+    port = address.port;
+    if (ready >= workers.length) printBanner(applied);
+    else setTimeout(() => printBanner(undefined), 2_000).unref();
   });
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
