@@ -11,7 +11,7 @@ import { DocumentError } from './contract/diff';
 
 async function main(argv: string[]): Promise<number> {
   const i = argv.indexOf('--spec');
-  const specFile = i >= 0 ? path.resolve(argv[i + 1]) : specPath;
+  const specFile = i >= 0 ? path.resolve(argv[i + 1] ?? '') : specPath;
   const results: CheckResult[] = [lintSpec(specFile), ...(await checkGenerated(specFile))];
   try {
     results.push(await checkRelease(specFile));

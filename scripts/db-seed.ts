@@ -4,7 +4,7 @@
  * each committed on its own. Safe to re-run or to interrupt and run again.
  */
 import { loadConfig } from '../src/config';
-import { connect } from '../src/store/db';
+import { connect, onlyRow } from '../src/store/db';
 import { migrate } from '../src/store/migrate';
 import { seedSampleAnimals } from './lib/seed';
 
@@ -34,8 +34,8 @@ async function main(argv: string[]): Promise<number> {
     const started = Date.now();
     const existing = await seedSampleAnimals(sql, count, progress);
     if (process.stdout.isTTY && count > existing) process.stdout.write('\n');
-    const [{ n: samples }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
-    const [{ n: total }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`;
+    const { n: samples } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`, 'count(*)');
+    const { n: total } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)');
     const added = Math.max(0, count - existing);
     process.stdout.write(`${samples} sample animals (${added} added in ${((Date.now() - started) / 1000).toFixed(1)} s); ${total} animals in all\n`);
     return 0;

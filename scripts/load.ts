@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
         checker.check(method, url, { status, body: body ? JSON.parse(body) : undefined, headers: lower });
       } catch (err) {
         violationCount++;
-        if (violations.length < 5) violations.push((err as Error).message.split('\n')[0]);
+        if (violations.length < 5) violations.push((err as Error).message.split('\n')[0] ?? '');
       }
     };
     let n = 0;

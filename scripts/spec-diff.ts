@@ -9,7 +9,7 @@ async function main(argv: string[]): Promise<number> {
   const files: string[] = [];
   let format: 'text' | 'json' | 'markdown' = 'text';
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = argv[i] ?? '';
     if (arg === '--format' || arg.startsWith('--format=')) {
       const value = arg.includes('=') ? arg.split('=')[1] : argv[++i];
       if (value !== 'text' && value !== 'json' && value !== 'markdown') {
@@ -21,14 +21,15 @@ async function main(argv: string[]): Promise<number> {
       files.push(arg);
     }
   }
-  if (files.length !== 2) {
+  const [oldFile, newFile] = files;
+  if (files.length !== 2 || oldFile === undefined || newFile === undefined) {
     process.stderr.write('usage: npm run spec:diff -- OLD NEW [--format text|json|markdown]\n');
     return 2;
   }
   try {
-    const [oldDoc, newDoc] = await Promise.all(files.map(loadDocument));
+    const [oldDoc, newDoc] = await Promise.all([loadDocument(oldFile), loadDocument(newFile)]);
     const changes = diffDocuments(oldDoc, newDoc);
-    process.stdout.write(`${formatChanges(changes, format, `${files[0]} → ${files[1]}`)}\n`);
+    process.stdout.write(`${formatChanges(changes, format, `${oldFile} → ${newFile}`)}\n`);
     return changes.some((c) => c.class === 'breaking') ? 1 : 0;
   } catch (err) {
     if (!(err instanceof DocumentError)) throw err;

@@ -59,14 +59,16 @@ export function parseCorsOrigins(text: string | undefined, problems: string[]): 
 
 
 export const DEFAULT_RATE_LIMIT = '6000/1m';
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
 
 /** `6000/1m`, `100/1s`, `50000/1h`, or `off`. */
 export function parseRateLimit(text: string): RateLimit | undefined | Error {
   if (text === 'off') return undefined;
-  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,3})?([smh])$/.exec(text);
-  if (!match) return new Error(`RATE_LIMIT must be <requests>/<window> such as 6000/1m, 100/1s or 50000/1h, or off; got ${JSON.stringify(text)}`);
-  return { requests: Number(match[1]), windowSeconds: Number(match[2] ?? 1) * UNIT_SECONDS[match[3]] };
+  const [, requests, count = '1', unit] = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,3})?([smh])$/.exec(text) ?? [];
+  if (requests === undefined || (unit !== 's' && unit !== 'm' && unit !== 'h')) {
+    return new Error(`RATE_LIMIT must be <requests>/<window> such as 6000/1m, 100/1s or 50000/1h, or off; got ${JSON.stringify(text)}`);
+  }
+  return { requests: Number(requests), windowSeconds: Number(count) * UNIT_SECONDS[unit] };
 }
 
 function integerVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {

@@ -1,4 +1,5 @@
 import { BODY_LIMIT_BYTES } from '../src/http/body';
+import { onlyRow } from '../src/store/db';
 import { type Pet, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -7,9 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const stored = async (id: number) =>
-  (await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`)[0];
-const count = async () => (await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`)[0].n;
+const stored = async (id: number) => onlyRow(await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`, `pet ${id}`);
+const count = async () => onlyRow(await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
 describe('POST /v1/pets (createPet)', () => {
   test('when the body is valid, then 201 returns the stored animal with its new id', async () => {
@@ -37,7 +37,7 @@ describe('POST /v1/pets (createPet)', () => {
     const res = await t.api.post('/v1/pets').set(auth()).send(JSON.stringify(body)).set('Content-Type', 'application/json').expect(201);
     expect(res.body.id).not.toBe(999_999);
     expect(Object.keys(res.body).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
-    expect(await stored(999_999)).toBeUndefined();
+    expect(await t.sql`SELECT id FROM pets WHERE id = 999999`).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -1,4 +1,4 @@
-import { type TestApp, auth, insertPets, startTestApp } from './support/harness';
+import { type TestApp, auth, insertPet, startTestApp } from './support/harness';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ const DEPRECATION_HEADERS = {
 
 describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
   test('when the animal exists, then 200 returns it', async () => {
-    const [pet] = await insertPets(t.sql, [{ name: 'Rex', categoryId: 3, status: 'sold' }]);
+    const pet = await insertPet(t.sql, { name: 'Rex', categoryId: 3, status: 'sold' });
     const res = await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     expect(res.body).toEqual(pet);
   });
@@ -32,7 +32,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
   });
 
   test('when a trailing slash is added, then it is the same resource', async () => {
-    const [pet] = await insertPets(t.sql, [{ name: 'Slash', categoryId: 1, status: 'available' }]);
+    const pet = await insertPet(t.sql, { name: 'Slash', categoryId: 1, status: 'available' });
     const res = await t.api.get(`/v1/pets/${pet.id}/`).set(auth()).expect(200);
     expect(res.body).toEqual(pet);
   });
@@ -63,7 +63,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
       ['400', 400, true],
       ['401', 401, false],
     ])('%s', async (_name, status, withKey) => {
-      const [pet] = await insertPets(t.sql, [{ name: 'Old', categoryId: 1, status: 'available' }]);
+      const pet = await insertPet(t.sql, { name: 'Old', categoryId: 1, status: 'available' });
       const path = status === 404 ? '/v1/pets/9007199254740990' : status === 400 ? '/v1/pets/x' : `/v1/pets/${pet.id}`;
       const req = t.api.get(path);
       const res = await (withKey ? req.set(auth()) : req).expect(status);
@@ -78,7 +78,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
   });
 
   test('when asked with HEAD, then the headers come without a body', async () => {
-    const [pet] = await insertPets(t.sql, [{ name: 'Head', categoryId: 1, status: 'available' }]);
+    const pet = await insertPet(t.sql, { name: 'Head', categoryId: 1, status: 'available' });
     const res = await t.api.head(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     expect(res.headers).toMatchObject(DEPRECATION_HEADERS);
     expect(res.text).toBeUndefined();

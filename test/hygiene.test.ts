@@ -46,8 +46,8 @@ function raw(parts: string[], gapMs = 0): Promise<RawResponse> {
     socket.on('data', (c) => (text += c));
     socket.on('error', reject);
     socket.on('close', () => {
-      const [head, ...rest] = text.split('\r\n\r\n');
-      const [statusLine, ...lines] = head.split('\r\n');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), closedAfterMs: Date.now() - started });
     });

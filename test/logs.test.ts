@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const lineFor = (requestId: string) => t.logs().find((l) => l.req?.id === requestId);
+const lineFor = (requestId: string | undefined) => t.logs().find((l) => l.req?.id === requestId);
 
 describe('request logs (pino, one JSON line per request)', () => {
   test('when a request succeeds, then its line names the request id, route, operation, status, duration and key, never the key itself', async () => {

@@ -1,5 +1,5 @@
 import supertest from 'supertest';
-import { type TestApp, auth, insertPets, startTestApp } from './support/harness';
+import { type TestApp, auth, insertPet, startTestApp } from './support/harness';
 
 /** Prometheus text format → { 'name{labels}': value }. */
 function parse(text: string): Map<string, number> {
@@ -20,7 +20,7 @@ describe('GET /metrics (Prometheus)', () => {
   afterAll(() => t.close());
 
   test('counts requests by operation and status, deprecated calls by key, and reports the process and the database', async () => {
-    const [pet] = await insertPets(t.sql, [{ name: 'Counted', categoryId: 1, status: 'available' }]);
+    const pet = await insertPet(t.sql, { name: 'Counted', categoryId: 1, status: 'available' });
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     await t.api.get('/v1/pets?limit=0').set(auth()).expect(400);

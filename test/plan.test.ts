@@ -1,3 +1,4 @@
+import { onlyRow } from '../src/store/db';
 import { type TestApp, startTestApp } from './support/harness';
 
 // listPets by status must stay flat as the table grows: an index serves both the filter and
@@ -23,10 +24,16 @@ interface PlanNode {
 }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
+/** The nodes of the plan EXPLAIN (FORMAT JSON) returned. */
+const planNodes = (rows: readonly Record<string, unknown>[]): PlanNode[] => {
+  const plan = (onlyRow(rows, 'EXPLAIN')['QUERY PLAN'] as { Plan: PlanNode }[] | undefined)?.[0]?.Plan;
+  if (!plan) throw new Error('EXPLAIN returned no plan');
+  return nodes(plan);
+};
+
 const planOf = async (status: string) => {
   // The statement src/store/pets.ts sends for GET /v1/pets?status=…&limit=100
-  const [row] = await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 ORDER BY id LIMIT $2`, [status, 100]);
-  return nodes((row['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+  return planNodes(await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 ORDER BY id LIMIT $2`, [status, 100]));
 };
 
 test('a rare status in id order is an index scan on pets_status_id_idx, with no sort', async () => {
@@ -42,8 +49,7 @@ test('a common status in id order is an index scan, with no sort', async () => {
 });
 
 test('the unfiltered list in id order is an index scan on the primary key, with no sort', async () => {
-  const [row] = await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]);
-  const plan = nodes((row['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+  const plan = planNodes(await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]));
   expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
   expect(plan.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'pets_pkey')).toBe(true);
 });

@@ -119,7 +119,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
   });
 
   test('the probes live outside /v1, need no key and are tagged operations', () => {
-    for (const [p, id] of [['/healthz', 'getHealth'], ['/readyz', 'getReadiness']]) {
+    for (const [p, id] of [['/healthz', 'getHealth'], ['/readyz', 'getReadiness']] as const) {
       expect(doc.paths[p].servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/', '/', '/']);
       expect(op('get', p)).toMatchObject({ operationId: id, security: [], tags: ['operations'] });
       expect(spec.operations.get(id)?.fullPath).toBe(p);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { type Sql, connect } from '../src/store/db';
+import { type Sql, connect, onlyRow } from '../src/store/db';
 import { projectRoot } from '../src/paths';
 import { type TestDatabase, freshDatabase } from './support/databases';
 
@@ -24,7 +24,7 @@ function npmRun(script: string, args: string[] = [], env: Record<string, string 
   child.stderr.on('data', (c) => (stderr += c));
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }
-const count = async () => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`)[0].n;
+const count = async () => onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
 describe('npm run db:migrate', () => {
   test('applies the migrations, printing each, then finds nothing to do', async () => {

@@ -96,7 +96,7 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
     try {
       const auth = authenticate(req.headers, req.rawHeaders);
       if (!auth.ok) throw unauthorizedError(auth);
-      const { op, petId } = route(req.method ?? 'GET', path);
+      const { op, petId } = route(req.method ?? 'GET', path ?? '/');
       if (op === 'getPet') extra = deprecation;
       if (op === 'listPets') return send(res, 200, await pets.list(checkListQuery(new URLSearchParams(search))));
       if (op === 'getPet') {
@@ -164,8 +164,9 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
     res.json(pet);
   });
   app.use('/v1', (req) => {
-    route(req.method, req.originalUrl.split('?')[0]);
-    throw new HttpError(404, 'not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`);
+    const path = req.originalUrl.split('?')[0] ?? '/';
+    route(req.method, path);
+    throw new HttpError(404, 'not_found', `No route ${req.method} ${path}`);
   });
   app.use(errorMiddleware);
   return app;

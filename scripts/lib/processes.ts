@@ -32,7 +32,8 @@ export async function scratchDatabase(adminUrl: string, prefix: string): Promise
 /** Runs a command to completion (asynchronously), failing with its output. */
 export function runToEnd(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [file = '', ...args] = command;
+    const child = spawn(file, args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -73,7 +74,8 @@ export interface StartOptions {
 /** Spawns `command` (a server that logs "listening on <url>") and waits until it listens. */
 export async function startServerProcess(command: string[], env: NodeJS.ProcessEnv, { logFile }: StartOptions = {}): Promise<ServerProcess> {
   const sink = logFile === undefined ? 'pipe' : openSync(logFile, 'a');
-  const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', sink, sink] });
+  const [file = '', ...args] = command;
+  const child = spawn(file, args, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', sink, sink] });
   if (typeof sink === 'number') closeSync(sink); // the child has its own descriptor
   // What it printed, its last 64 KiB.
   let text = '';

@@ -1,4 +1,4 @@
-import type { Sql } from '../../src/store/db';
+import { type Sql, onlyRow } from '../../src/store/db';
 
 const BATCH = 10_000;
 
@@ -8,7 +8,7 @@ const BATCH = 10_000;
  * batches each committed on its own. Returns how many there were before.
  */
 export async function seedSampleAnimals(sql: Sql, count: number, onBatch: (done: number, total: number) => void = () => {}): Promise<number> {
-  const [{ n: existing }] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`;
+  const { n: existing } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`, 'count(*)');
   for (let from = existing + 1; from <= count; from += BATCH) {
     const to = Math.min(from + BATCH - 1, count);
     await sql`

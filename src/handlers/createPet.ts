@@ -2,8 +2,8 @@ import type { OperationHandler } from './types';
 
 /** The draft writes the key as a structured-field string (`"abc"`); a bare `abc` is the same key. */
 function idempotencyKeyOf(raw: string): string {
-  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(raw);
-  return quoted ? quoted[1].replace(/\\(["\\])/g, '$1') : raw;
+  const inner = /^"((?:[^"\\]|\\["\\])*)"$/.exec(raw)?.[1];
+  return inner === undefined ? raw : inner.replace(/\\(["\\])/g, '$1');
 }
 
 export const createPet: OperationHandler<'createPet'> = async ({ body, header, caller, bodyFingerprint, deadline }, { pets }) => {

@@ -26,12 +26,12 @@ export function createBearerAuth(apiKeys: readonly string[]) {
   return function authenticate(headers: IncomingHttpHeaders, rawHeaders: readonly string[]): AuthResult {
     // Node keeps only the first of repeated Authorization headers; an ambiguous request is refused.
     let count = 0;
-    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'authorization') count++;
+    for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') count++;
     const header = headers.authorization;
     if (count === 0 || header === undefined || header === '') return { ok: false, reason: 'missing' };
-    const match = count === 1 ? BEARER.exec(header) : null;
-    if (!match) return { ok: false, reason: 'malformed' };
-    const presented = digest(match[1]);
+    const token = count === 1 ? BEARER.exec(header)?.[1] : undefined;
+    if (token === undefined) return { ok: false, reason: 'malformed' };
+    const presented = digest(token);
     let keyIndex = -1;
     digests.forEach((d, i) => {
       if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;

@@ -32,7 +32,7 @@ export interface DecodedBody {
 export async function readJsonBody(req: Request, res: Response, mediaTypes: readonly string[]): Promise<DecodedBody | undefined> {
   if (!hasBody(req)) return undefined;
   const contentType = req.headers['content-type'];
-  const [mediaType, ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
+  const [mediaType = '', ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!mediaTypes.includes(mediaType)) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${mediaTypes.join(' or ')}, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`);
   }
@@ -108,7 +108,7 @@ function findInexactNumber(text: string): { token: string; key?: string; positio
   let lastString: string | undefined;
   let key: string | undefined;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text.charAt(i);
     if (c === '"') {
       const start = i;
       for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;

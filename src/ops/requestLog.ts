@@ -27,7 +27,7 @@ export function requestLog({ logger, requestLine, metrics, countedByKey }: Reque
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    const path = req.url.split('?', 1)[0];
+    const path = req.url.split('?', 1)[0] ?? '';
     // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
     res.once('close', () => {
       const finished = res.writableFinished;

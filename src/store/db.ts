@@ -41,6 +41,13 @@ let inFlight = 0;
 /** Queries sent through withDeadline and not yet settled, for the metrics. */
 export const queriesInFlight = () => inFlight;
 
+/** The one row a statement that always returns one row (an INSERT … RETURNING, an aggregate) returned. */
+export function onlyRow<T>(rows: readonly T[], statement: string): T {
+  const [row] = rows;
+  if (row === undefined) throw new Error(`${statement} returned no row`);
+  return row;
+}
+
 /**
  * Runs a query (or a transaction) within `deadline` (by default QUERY_DEADLINE_MS from now).
  * Past it the query is cancelled and DeadlineExceededError thrown; a failure that says the

@@ -1,4 +1,4 @@
-import { type Sql, withDeadline } from './db';
+import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
 import { NotReadyError } from './errors';
 import { readMigrations } from './migrate';
@@ -15,7 +15,7 @@ export function createHealthCheck(sql: Sql, pendingReason: () => string | undefi
       const pending = pendingReason();
       if (pending !== undefined) throw new NotReadyError(`Not ready: ${pending}`);
       try {
-        const [row] = await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline);
+        const row = onlyRow(await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline), 'max(version)');
         return { applied: row.version, known };
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.

@@ -17,10 +17,10 @@ export function readMigrations(dir = migrationsDir): Migration[] {
     .filter((file) => file.endsWith('.sql'))
     .sort()
     .map((file) => {
-      const match = /^(\d+)_([a-z0-9_]+)\.sql$/.exec(file);
-      if (!match) throw new Error(`Migration file name must be NNNN_name.sql: ${file}`);
+      const [, version, name] = /^(\d+)_([a-z0-9_]+)\.sql$/.exec(file) ?? [];
+      if (version === undefined || name === undefined) throw new Error(`Migration file name must be NNNN_name.sql: ${file}`);
       const sql = readFileSync(path.join(dir, file), 'utf8');
-      return { version: Number(match[1]), name: match[2], sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return { version: Number(version), name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) throw new Error(`Migrations must be numbered 1, 2, 3 … without gaps; found ${m.version} at position ${i + 1}`);

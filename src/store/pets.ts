@@ -1,6 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import type { components } from '../../generated/openapi';
-import { type Sql, withDeadline } from './db';
+import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
 
@@ -77,7 +77,7 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
 
     async create(pet, deadline) {
       assertReady();
-      const [created] = await withDeadline(insert(sql, pet), deadline);
+      const created = onlyRow(await withDeadline(insert(sql, pet), deadline), 'INSERT INTO pets');
       return created;
     },
 
@@ -87,8 +87,11 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
       return withDeadline(
         sql.begin(async (tx) => {
-          const [{ locked }] = await tx<{ locked: boolean }[]>`
-            SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`;
+          const { locked } = onlyRow(
+            await tx<{ locked: boolean }[]>`
+              SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
+            'pg_try_advisory_xact_lock',
+          );
           if (!locked) throw new IdempotencyKeyInUseError();
           const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
             SELECT fingerprint, response
@@ -98,7 +101,7 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
             if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
             return { pet: JSON.parse(earlier.response) as Pet, replayed: true };
           }
-          const [created] = await insert(tx, pet);
+          const created = onlyRow(await insert(tx, pet), 'INSERT INTO pets');
           // An expired record of the same key is replaced.
           await tx`
             INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)

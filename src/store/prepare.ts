@@ -1,5 +1,5 @@
 import type { Logger } from '../ops/logger';
-import type { Sql } from './db';
+import { type Sql, onlyRow } from './db';
 import { NotReadyError, isDatabaseUnavailable } from './errors';
 import { migrate } from './migrate';
 
@@ -16,8 +16,8 @@ export class UnsafeDatabaseError extends Error {
  * acknowledges commits it can still lose in a crash, so the service refuses such a server.
  */
 export async function checkDurability(sql: Sql): Promise<void> {
-  const [{ fsync }] = await sql<{ fsync: string }[]>`SELECT current_setting('fsync') AS fsync`;
-  const [{ commit }] = await sql<{ commit: string }[]>`SELECT current_setting('synchronous_commit') AS commit`;
+  const { fsync } = onlyRow(await sql<{ fsync: string }[]>`SELECT current_setting('fsync') AS fsync`, 'current_setting');
+  const { commit } = onlyRow(await sql<{ commit: string }[]>`SELECT current_setting('synchronous_commit') AS commit`, 'current_setting');
   const problems = [
     ...(fsync === 'off' ? ['fsync is off'] : []),
     ...(commit === 'off' ? ['synchronous_commit is off'] : []),

@@ -1,5 +1,5 @@
 import type { Logger } from '../ops/logger';
-import { type Sql, withDeadline } from './db';
+import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
 
 /** Requests each API key may make per window (RATE_LIMIT). */
@@ -49,7 +49,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
   let lastFailureLog = 0;
 
   const add = async (owner: string, window: number, n: number, deadline?: Deadline): Promise<number> => {
-    const [row] = await withDeadline(
+    const rows = await withDeadline(
       sql<{ count: number }[]>`
         INSERT INTO rate_limit_counts (owner, window_start, count)
         VALUES (${owner}, ${window * windowSeconds}, ${n})
@@ -57,7 +57,7 @@ export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: 
         RETURNING count`,
       deadline,
     );
-    return row.count;
+    return onlyRow(rows, 'INSERT INTO rate_limit_counts').count;
   };
 
   // Requests arriving while a count is being written wait for that write, within its deadline.

@@ -10,7 +10,7 @@ import { withStores } from '../../src/handlers';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';
-import { type Sql, connect } from '../../src/store/db';
+import { type Sql, connect, onlyRow } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
 import { type RateLimit, createRateLimiter } from '../../src/store/rateLimits';
 import { type TestDatabase, freshDatabase } from './databases';
@@ -96,6 +96,11 @@ let seq = 0;
 export function buildNewPet(overrides: Partial<NewPetBody> = {}): NewPetBody {
   seq += 1;
   return { name: `Pet ${seq}`, categoryId: 1000 + seq, ...overrides };
+}
+
+/** Inserts one pet directly, bypassing the API. */
+export async function insertPet(sql: Sql, pet: NewPet): Promise<Pet> {
+  return onlyRow(await insertPets(sql, [pet]), 'INSERT INTO pets');
 }
 
 /** Inserts pets directly, bypassing the API, to arrange a test's rows. Returns them in id order. */

@@ -32,7 +32,8 @@ function binDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(root, versions[0], 'bin') : undefined;
+  const [newest] = versions;
+  return newest === undefined ? undefined : path.join(root, newest, 'bin');
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -61,7 +62,8 @@ export function describeWithThrowawayPostgres(name: string, fn: () => void): voi
 /** As the postgres OS user: through su when we are root. */
 async function asPostgres(command: string[]): Promise<string> {
   const quoted = command.map((c) => `'${c.replace(/'/g, `'\\''`)}'`).join(' ');
-  const { stdout } = isRoot() ? await run('su', ['postgres', '-s', '/bin/sh', '-c', quoted]) : await run(command[0], command.slice(1));
+  const [file = '', ...args] = command;
+  const { stdout } = isRoot() ? await run('su', ['postgres', '-s', '/bin/sh', '-c', quoted]) : await run(file, args);
   return stdout;
 }
 
