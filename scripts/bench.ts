@@ -20,7 +20,16 @@ import { connect } from '../src/store/db';
 import { projectRoot } from '../src/paths';
 import { migrate } from '../src/store/migrate';
 import {
-  type ServerProcess, type StartOptions, UNREACHABLE_RATE_LIMIT, childrenOf, freePort, positiveIntegerOption, runToEnd, scratchDatabase, startProduct, startServerProcess,
+  type ServerProcess,
+  type StartOptions,
+  UNREACHABLE_RATE_LIMIT,
+  childrenOf,
+  freePort,
+  positiveIntegerOption,
+  runToEnd,
+  scratchDatabase,
+  startProduct,
+  startServerProcess,
 } from './lib/processes';
 import { seedSampleAnimals } from './lib/seed';
 
@@ -70,8 +79,18 @@ interface Scenario {
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const SCENARIOS: Scenario[] = [
-  { name: 'GET /v1/pets?limit=20', database: true, expected: 200, request: (key) => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(key) }) },
-  { name: 'GET /v1/pets?status=available&limit=100', database: true, expected: 200, request: (key) => ({ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(key) }) },
+  {
+    name: 'GET /v1/pets?limit=20',
+    database: true,
+    expected: 200,
+    request: (key) => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(key) }),
+  },
+  {
+    name: 'GET /v1/pets?status=available&limit=100',
+    database: true,
+    expected: 200,
+    request: (key) => ({ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(key) }),
+  },
   {
     name: 'GET /v1/pets/{random id}',
     database: true,
@@ -85,13 +104,23 @@ const SCENARIOS: Scenario[] = [
     name: 'POST /v1/pets (valid)',
     database: true,
     expected: 201,
-    request: (key) => ({ method: 'POST', path: '/v1/pets', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Benchmarked', categoryId: 7, status: 'pending' }) }),
+    request: (key) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Benchmarked', categoryId: 7, status: 'pending' }),
+    }),
   },
   {
     name: 'POST /v1/pets (invalid: 400)',
     database: false,
     expected: 400,
-    request: (key) => ({ method: 'POST', path: '/v1/pets', headers: { ...auth(key), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'No category' }) }),
+    request: (key) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'No category' }),
+    }),
   },
   { name: 'GET /v1/pets without a key (401)', database: false, expected: 401, request: () => ({ method: 'GET', path: '/v1/pets' }) },
 ];
@@ -121,13 +150,25 @@ async function measure(server: ServerProcess, scenario: Scenario, key: string, o
   let rssMb = 0;
   const sampler = setInterval(() => (rssMb = Math.max(rssMb, rssOf(server.child.pid as number))), 250);
   const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
-  const result = await autocannon({ url: `${new URL(server.baseUrl).origin}${requestPath}`, connections: o.connections, duration: o.duration, ...options });
+  const result = await autocannon({
+    url: `${new URL(server.baseUrl).origin}${requestPath}`,
+    connections: o.connections,
+    duration: o.duration,
+    ...options,
+  });
   clearInterval(sampler);
   rssMb = Math.max(rssMb, rssOf(server.child.pid as number));
   const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
   const unexpected = Object.entries(byStatus).reduce((n, [code, s]) => (Number(code) === scenario.expected ? n : n + s.count), 0);
   if (process.env.BENCH_DEBUG) process.stderr.write(`${scenario.name} ${JSON.stringify(byStatus)} non2xx=${result.non2xx}\n`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, unexpected, rssMb };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    unexpected,
+    rssMb,
+  };
 }
 
 /** The median (NaN for none). */
@@ -170,7 +211,10 @@ async function scaleCheck(adminUrl: string, key: string, o: Options, out: (line:
     const p99At = async (count: number) => {
       await seedSampleAnimals(sql, count);
       await sql`ANALYZE pets`;
-      const server = await startProduct({ DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT }, logFile(`scale-${count}`));
+      const server = await startProduct(
+        { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT },
+        logFile(`scale-${count}`),
+      );
       try {
         await measure(server, scenario, key, { ...o, duration: 2 });
         const runs = [];
@@ -226,8 +270,14 @@ async function main(argv: string[]): Promise<number> {
 type LogFile = (name: string) => StartOptions;
 
 /** The contestants side by side: prints and writes the tables and targets; 0 when the targets (smoke: the expected statuses) hold. */
-async function compare(adminUrl: string, key: string, o: Options, out: (line: string) => void, lines: string[], logFile: LogFile): Promise<number> {
-
+async function compare(
+  adminUrl: string,
+  key: string,
+  o: Options,
+  out: (line: string) => void,
+  lines: string[],
+  logFile: LogFile,
+): Promise<number> {
   const db = await scratchDatabase(adminUrl, 'animal_store_bench');
   const servers: Partial<Record<Contestant, ServerProcess>> = {};
   try {
@@ -253,8 +303,12 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
 
     out(`# Benchmark, ${new Date().toISOString()}`);
     out('');
-    out(`${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}). Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`);
-    out(`Start-up of the product (spawn to first 200 on a real PostgreSQL): ${startups.map((ms) => `${Math.round(ms)} ms`).join(', ')} (target < 1000 ms: ${median(startups) < 1000 ? 'met' : 'NOT met'})`);
+    out(
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}). Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+    );
+    out(
+      `Start-up of the product (spawn to first 200 on a real PostgreSQL): ${startups.map((ms) => `${Math.round(ms)} ms`).join(', ')} (target < 1000 ms: ${median(startups) < 1000 ? 'met' : 'NOT met'})`,
+    );
 
     const perScenario: { scenario: Scenario; runs: Record<Contestant, Measurement[]> }[] = [];
     for (const scenario of SCENARIOS) {
@@ -275,15 +329,29 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     for (const { scenario, runs } of perScenario) {
       for (const c of CONTESTANTS) {
         const ms = runs[c];
-        out(`| ${scenario.name} | ${LABEL[c]} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} | ${Math.round(Math.max(...ms.map((m) => m.rssMb)))} |`);
+        out(
+          `| ${scenario.name} | ${LABEL[c]} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} | ${Math.round(Math.max(...ms.map((m) => m.rssMb)))} |`,
+        );
       }
     }
 
-    const ratios = (a: Contestant, b: Contestant, runs: Record<Contestant, Measurement[]>) => runs[a].map((m, i) => m.rps / (runs[b][i]?.rps ?? Number.NaN));
+    const ratios = (a: Contestant, b: Contestant, runs: Record<Contestant, Measurement[]>) =>
+      runs[a].map((m, i) => m.rps / (runs[b][i]?.rps ?? Number.NaN));
     out('');
-    out('| scenario | product / express floor (per round → median) | product / bare express floor (per round → median) | product / node:http (median) | cluster / node:http (median) | p99 product / express | VALIDATE_RESPONSES=enforce / off (per round → median) |');
+    out(
+      '| scenario | product / express floor (per round → median) | product / bare express floor (per round → median) | product / node:http (median) | cluster / node:http (median) | p99 product / express | VALIDATE_RESPONSES=enforce / off (per round → median) |',
+    );
     out('|---|---|---|---|---|---|---|');
-    const medians = { floor: [] as number[], bare: [] as number[], node: [] as number[], cluster: [] as number[], p99: [] as number[], nodeDb: [] as number[], clusterDb: [] as number[], validated: [] as number[] };
+    const medians = {
+      floor: [] as number[],
+      bare: [] as number[],
+      node: [] as number[],
+      cluster: [] as number[],
+      p99: [] as number[],
+      nodeDb: [] as number[],
+      clusterDb: [] as number[],
+      validated: [] as number[],
+    };
     for (const { scenario, runs } of perScenario) {
       const floor = ratios('product', 'express', runs);
       const bare = ratios('product', 'bare', runs);
@@ -301,9 +369,13 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
         medians.nodeDb.push(median(node));
         medians.clusterDb.push(median(cluster));
       }
-      out(`| ${scenario.name} | ${floor.map(f2).join(' ')} → **${f2(median(floor))}** | ${bare.map(f2).join(' ')} → **${f2(median(bare))}** | ${f2(median(node))} | ${f2(median(cluster))} | ${f2(p99)} | ${validated.map(f2).join(' ')} → **${f2(median(validated))}** |`);
+      out(
+        `| ${scenario.name} | ${floor.map(f2).join(' ')} → **${f2(median(floor))}** | ${bare.map(f2).join(' ')} → **${f2(median(bare))}** | ${f2(median(node))} | ${f2(median(cluster))} | ${f2(p99)} | ${validated.map(f2).join(' ')} → **${f2(median(validated))}** |`,
+      );
     }
-    out(`| geometric mean | **${f2(geomean(medians.floor))}** | **${f2(geomean(medians.bare))}** | ${f2(geomean(medians.node))} | ${f2(geomean(medians.cluster))} | ${f2(geomean(medians.p99))} | **${f2(geomean(medians.validated))}** |`);
+    out(
+      `| geometric mean | **${f2(geomean(medians.floor))}** | **${f2(geomean(medians.bare))}** | ${f2(geomean(medians.node))} | ${f2(geomean(medians.cluster))} | ${f2(geomean(medians.p99))} | **${f2(geomean(medians.validated))}** |`,
+    );
 
     const allRuns = perScenario.flatMap(({ runs }) => CONTESTANTS.flatMap((c) => runs[c]));
     const productRss = Math.max(...perScenario.flatMap(({ runs }) => [...runs.product, ...runs.cluster].map((m) => m.rssMb)));
@@ -311,7 +383,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
       ['product ≥ 0.95× the express floor on every scenario', medians.floor.every((r) => r >= 0.95)],
       ['product ≥ 0.6× node:http on every database scenario', medians.nodeDb.every((r) => r >= 0.6)],
       ['product ×2 (cluster) ≥ 0.9× node:http on every database scenario', medians.clusterDb.every((r) => r >= 0.9)],
-      ['p99 ≤ 1.5× the express floor\'s on every scenario', medians.p99.every((r) => r <= 1.5)],
+      ["p99 ≤ 1.5× the express floor's on every scenario", medians.p99.every((r) => r <= 1.5)],
       ['zero errors and zero unexpected statuses', allRuns.every((m) => m.errors === 0 && m.unexpected === 0)],
       [`resident memory under load < 200 MB per process (max ${Math.round(productRss)} MB)`, productRss < 200],
       [`start-up < 1 s (median ${Math.round(median(startups))} ms)`, median(startups) < 1000],

@@ -20,13 +20,17 @@ async function main(): Promise<number> {
       process.stdout.write(`${check.version.text} is already released as ${path.relative(process.cwd(), target)}\n`);
       return 0;
     }
-    process.stderr.write(`not released: ${check.version.text} was released with other content\n→ raise info.version (a new minor for additions, a new major with a new /vN for breaking changes)\n`);
+    process.stderr.write(
+      `not released: ${check.version.text} was released with other content\n→ raise info.version (a new minor for additions, a new major with a new /vN for breaking changes)\n`,
+    );
     return 1;
   }
   mkdirSync(releasedDir, { recursive: true });
   copyFileSync(specPath, target);
-  process.stdout.write(`released ${check.version.text} as ${path.relative(process.cwd(), target)}${check.latest ? ` (after ${check.latest.text})` : ''}\n`);
+  process.stdout.write(
+    `released ${check.version.text} as ${path.relative(process.cwd(), target)}${check.latest ? ` (after ${check.latest.text})` : ''}\n`,
+  );
   return 0;
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

@@ -21,8 +21,12 @@ async function main(argv: string[]): Promise<number> {
   }
   for (const r of results) process.stdout.write(`${r.ok ? '✓' : '✗'} ${r.name}: ${r.detail.replace(/\n/g, '\n    ')}\n`);
   const failed = results.filter((r) => !r.ok);
-  process.stdout.write(failed.length ? `\ncontract: ${failed.length} check(s) failed: ${failed.map((r) => r.name).join(', ')}\n` : '\ncontract: all checks passed\n');
+  process.stdout.write(
+    failed.length
+      ? `\ncontract: ${failed.length} check(s) failed: ${failed.map((r) => r.name).join(', ')}\n`
+      : '\ncontract: all checks passed\n',
+  );
   return failed.length ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+void main(process.argv.slice(2)).then((code) => process.exit(code));

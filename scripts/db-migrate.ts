@@ -20,7 +20,11 @@ async function main(): Promise<number> {
     for (const m of all.filter((x) => applied.includes(x.version))) {
       process.stdout.write(`applied ${String(m.version).padStart(4, '0')}_${m.name}\n`);
     }
-    process.stdout.write(applied.length ? `${applied.length} migration(s) applied; the database is at ${all.at(-1)?.version}\n` : `up to date: the database is at ${all.at(-1)?.version}\n`);
+    process.stdout.write(
+      applied.length
+        ? `${applied.length} migration(s) applied; the database is at ${all.at(-1)?.version}\n`
+        : `up to date: the database is at ${all.at(-1)?.version}\n`,
+    );
     return 0;
   } finally {
     await sql.end();

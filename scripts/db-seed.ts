@@ -34,10 +34,15 @@ async function main(argv: string[]): Promise<number> {
     const started = Date.now();
     const existing = await seedSampleAnimals(sql, count, progress);
     if (process.stdout.isTTY && count > existing) process.stdout.write('\n');
-    const { n: samples } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`, 'count(*)');
+    const { n: samples } = onlyRow(
+      await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`,
+      'count(*)',
+    );
     const { n: total } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)');
     const added = Math.max(0, count - existing);
-    process.stdout.write(`${samples} sample animals (${added} added in ${((Date.now() - started) / 1000).toFixed(1)} s); ${total} animals in all\n`);
+    process.stdout.write(
+      `${samples} sample animals (${added} added in ${((Date.now() - started) / 1000).toFixed(1)} s); ${total} animals in all\n`,
+    );
     return 0;
   } finally {
     await sql.end();

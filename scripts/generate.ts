@@ -23,18 +23,27 @@ function apply(plan: Plan): string[] {
       lines.push(`updated ${f.file}`);
     } else {
       writeFileSync(at, f.content, { flag: 'wx' });
-      lines.push(`created ${f.file}${f.file.startsWith('src/') ? ' (a stub answering 501 not_implemented: fill it in)' : ' (a test.todo per documented response)'}`);
+      lines.push(
+        `created ${f.file}${f.file.startsWith('src/') ? ' (a stub answering 501 not_implemented: fill it in)' : ' (a test.todo per documented response)'}`,
+      );
     }
   }
   return lines;
 }
 
 const orphanLines = (plan: Plan) =>
-  plan.orphans.map((f) => `warning: ${f} names no operation of the spec, so it is not registered and never runs; delete it (and its test) or restore the operation`);
+  plan.orphans.map(
+    (f) =>
+      `warning: ${f} names no operation of the spec, so it is not registered and never runs; delete it (and its test) or restore the operation`,
+  );
 
 function check(plan: Plan): number {
   const problems = pendingChanges(plan).map((f) =>
-    f.kind === 'generated' ? `${f.file} is stale for the spec` : f.file.startsWith('src/') ? `${f.file} is missing: the spec's operation ${path.basename(f.file, '.ts')} has no handler` : `${f.file} is missing`,
+    f.kind === 'generated'
+      ? `${f.file} is stale for the spec`
+      : f.file.startsWith('src/')
+        ? `${f.file} is missing: the spec's operation ${path.basename(f.file, '.ts')} has no handler`
+        : `${f.file} is missing`,
   );
   for (const line of orphanLines(plan)) out(line);
   if (problems.length === 0) {

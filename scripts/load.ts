@@ -29,7 +29,13 @@ async function main(argv: string[]): Promise<number> {
   const pgliteDir = scratch ? undefined : mkdtempSync(path.join(tmpdir(), 'animal-store-load-'));
   // The rate limiter runs as in production, with a limit this load cannot reach; every reply is checked
   // against the spec in the server too (a violation there is a 500, which fails the run).
-  const server = await startProduct({ DATABASE_URL: scratch?.url, PGLITE_DATA_DIR: pgliteDir, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, VALIDATE_RESPONSES: 'enforce' });
+  const server = await startProduct({
+    DATABASE_URL: scratch?.url,
+    PGLITE_DATA_DIR: pgliteDir,
+    API_KEYS: key,
+    RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+    VALIDATE_RESPONSES: 'enforce',
+  });
   let failures = 0;
   try {
     const origin = new URL(server.baseUrl).origin;
@@ -39,7 +45,11 @@ async function main(argv: string[]): Promise<number> {
     // Some animals to read, made through the API.
     const ids: number[] = [];
     for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${origin}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Load ${i}`, categoryId: i, status: ['available', 'pending', 'sold'][i % 3] }) });
+      const res = await fetch(`${origin}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Load ${i}`, categoryId: i, status: ['available', 'pending', 'sold'][i % 3] }),
+      });
       if (res.status !== 201) throw new Error(`seeding got ${res.status}: ${await res.text()}`);
       ids.push(((await res.json()) as { id: number }).id);
     }
@@ -52,23 +62,34 @@ async function main(argv: string[]): Promise<number> {
     // Each connection's context remembers the path of its request in flight.
     type Context = { path?: string };
     const remember = (path: string, ctx: object) => ((ctx as Context).path = path);
-    const expectStatus = (method: string, expected: number) => (status: number, body: string, context: object, headers: IncomingHttpHeaders | undefined) => {
-      const url = (context as Context).path ?? '?';
-      const label = `${method} ${url.replace(/\/\d+$/, '/{petId}').replace(/\?.*/, '')} ${status}`;
-      statuses.set(label, (statuses.get(label) ?? 0) + 1);
-      if (status !== expected) unexpected++;
-      try {
-        const lower = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-        checker.check(method, url, { status, body: body ? JSON.parse(body) : undefined, headers: lower });
-      } catch (err) {
-        violationCount++;
-        if (violations.length < 5) violations.push((err as Error).message.split('\n')[0] ?? '');
-      }
-    };
+    const expectStatus =
+      (method: string, expected: number) => (status: number, body: string, context: object, headers: IncomingHttpHeaders | undefined) => {
+        const url = (context as Context).path ?? '?';
+        const label = `${method} ${url.replace(/\/\d+$/, '/{petId}').replace(/\?.*/, '')} ${status}`;
+        statuses.set(label, (statuses.get(label) ?? 0) + 1);
+        if (status !== expected) unexpected++;
+        try {
+          const lower = Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+          checker.check(method, url, { status, body: body ? JSON.parse(body) : undefined, headers: lower });
+        } catch (err) {
+          violationCount++;
+          if (violations.length < 5) violations.push((err as Error).message.split('\n')[0] ?? '');
+        }
+      };
     let n = 0;
     const requests: autocannon.Request[] = [
-      { method: 'GET', path: '/v1/pets?limit=20', setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r), onResponse: expectStatus('get', 200) },
-      { method: 'GET', path: '/v1/pets?status=available&limit=100', setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r), onResponse: expectStatus('get', 200) },
+      {
+        method: 'GET',
+        path: '/v1/pets?limit=20',
+        setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r),
+        onResponse: expectStatus('get', 200),
+      },
+      {
+        method: 'GET',
+        path: '/v1/pets?status=available&limit=100',
+        setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r),
+        onResponse: expectStatus('get', 200),
+      },
       {
         method: 'GET',
         setupRequest: (r, ctx) => {
@@ -114,7 +135,11 @@ async function main(argv: string[]): Promise<number> {
     await scratch?.drop();
     if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
   }
-  process.stdout.write(failures === 0 ? 'load: passed (zero errors, zero 5xx, zero unexpected statuses, zero contract violations)\n' : `load: FAILED (${failures} problems)\n`);
+  process.stdout.write(
+    failures === 0
+      ? 'load: passed (zero errors, zero 5xx, zero unexpected statuses, zero contract violations)\n'
+      : `load: FAILED (${failures} problems)\n`,
+  );
   return failures === 0 ? 0 : 1;
 }
 

@@ -16,13 +16,26 @@ async function main(): Promise<void> {
   const spec = await loadSpec();
   const logging = createLogging({ level: config.logLevel });
   const { logger } = logging;
-  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: config.apiKeys, logging, validateResponses: config.validateResponses, corsOrigins: config.corsOrigins });
+  const app = await createApp({
+    spec,
+    handlers: await createMockHandlers(spec),
+    apiKeys: config.apiKeys,
+    logging,
+    validateResponses: config.validateResponses,
+    corsOrigins: config.corsOrigins,
+  });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info(config.apiKeyGenerated ? `API_KEYS is not set; this run accepts one generated key: Authorization: Bearer ${config.apiKeys[0]}` : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS`);
-  logger.info(`Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}`);
+  logger.info(
+    config.apiKeyGenerated
+      ? `API_KEYS is not set; this run accepts one generated key: Authorization: Bearer ${config.apiKeys[0]}`
+      : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS`,
+  );
+  logger.info(
+    `Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}`,
+  );
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

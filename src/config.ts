@@ -51,12 +51,13 @@ export function parseCorsOrigins(text: string | undefined, problems: string[]): 
       // reported below
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      problems.push(`CORS_ORIGINS entry ${i + 1} must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got ${JSON.stringify(origin)}`);
+      problems.push(
+        `CORS_ORIGINS entry ${i + 1} must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got ${JSON.stringify(origin)}`,
+      );
     }
   });
   return entries;
 }
-
 
 export const DEFAULT_RATE_LIMIT = '6000/1m';
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
@@ -128,17 +129,20 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     entries.forEach((key, i) => {
       const which = `API_KEYS entry ${i + 1}`;
       if (key === '') problems.push(`${which} is empty`);
-      else if (!TOKEN.test(key)) problems.push(`${which} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
+      else if (!TOKEN.test(key))
+        problems.push(`${which} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
       else if (key.length < MIN_API_KEY_LENGTH) problems.push(`${which} is shorter than ${MIN_API_KEY_LENGTH} characters`);
     });
     apiKeys = entries;
   }
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
 
   const webConcurrency = integerVar(env, 'WEB_CONCURRENCY', 1, 1, 64, problems);
-  if (webConcurrency > 1 && env.DATABASE_URL === undefined) problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process');
+  if (webConcurrency > 1 && env.DATABASE_URL === undefined)
+    problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process');
 
   const metricsToken = env.METRICS_TOKEN;
   if (metricsToken !== undefined && (!TOKEN.test(metricsToken) || metricsToken.length < MIN_API_KEY_LENGTH)) {
@@ -153,18 +157,37 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const requestTimeoutMs = integerVar(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, problems);
   const keepAliveTimeoutMs = integerVar(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 3_600_000, problems);
   const onUnsafeDatabase = (env.ON_UNSAFE_DATABASE ?? 'refuse') as Config['onUnsafeDatabase'];
-  if (onUnsafeDatabase !== 'refuse' && onUnsafeDatabase !== 'warn') problems.push(`ON_UNSAFE_DATABASE must be refuse or warn, got ${JSON.stringify(env.ON_UNSAFE_DATABASE)}`);
+  if (onUnsafeDatabase !== 'refuse' && onUnsafeDatabase !== 'warn')
+    problems.push(`ON_UNSAFE_DATABASE must be refuse or warn, got ${JSON.stringify(env.ON_UNSAFE_DATABASE)}`);
   const allowStubs = (env.ALLOW_STUBS ?? 'true') === 'true';
-  if (env.ALLOW_STUBS !== undefined && env.ALLOW_STUBS !== 'true' && env.ALLOW_STUBS !== 'false') problems.push(`ALLOW_STUBS must be true or false, got ${JSON.stringify(env.ALLOW_STUBS)}`);
+  if (env.ALLOW_STUBS !== undefined && env.ALLOW_STUBS !== 'true' && env.ALLOW_STUBS !== 'false')
+    problems.push(`ALLOW_STUBS must be true or false, got ${JSON.stringify(env.ALLOW_STUBS)}`);
   const validateResponses = (env.VALIDATE_RESPONSES ?? 'off') as ResponseValidation;
-  if (!RESPONSE_VALIDATION.includes(validateResponses)) problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
+  if (!RESPONSE_VALIDATION.includes(validateResponses))
+    problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
-  if (requestTimeoutMs < headersTimeoutMs) problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  if (requestTimeoutMs < headersTimeoutMs)
+    problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    host, port, databaseUrl, pgliteDataDir, apiKeys, apiKeyGenerated, logLevel, webConcurrency, metricsToken,
-    rateLimit: rateLimit as RateLimit | undefined, idempotencyTtlSeconds, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, onUnsafeDatabase,
-    allowStubs, validateResponses, corsOrigins,
+    host,
+    port,
+    databaseUrl,
+    pgliteDataDir,
+    apiKeys,
+    apiKeyGenerated,
+    logLevel,
+    webConcurrency,
+    metricsToken,
+    rateLimit: rateLimit as RateLimit | undefined,
+    idempotencyTtlSeconds,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs,
+    onUnsafeDatabase,
+    allowStubs,
+    validateResponses,
+    corsOrigins,
   };
 }

@@ -19,7 +19,10 @@ const EXIT_REFUSED = 78;
 /** `applied` undefined: the database has not answered yet. */
 function describeDatabase(config: Config, url: string, applied: number[] | undefined): string {
   const u = new URL(url);
-  const where = config.databaseUrl === undefined ? `embedded PostgreSQL (PGlite), data in ${config.pgliteDataDir}` : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+  const where =
+    config.databaseUrl === undefined
+      ? `embedded PostgreSQL (PGlite), data in ${config.pgliteDataDir}`
+      : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
   if (applied === undefined) return `Database: ${where}, not reachable yet; answering 503 until it is`;
   return `Database: ${where}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
 }
@@ -36,7 +39,9 @@ function banner(logger: Logger, spec: Spec, config: Config, origin: string, data
     log(`Accepting the ${config.apiKeys.length} key(s) in API_KEYS`);
   }
   log(`API reference: ${origin}/docs/ (contract: ${origin}/openapi.yaml)`);
-  log(`Animal Store API ${spec.document.info.version} listening on ${origin}${spec.apiRoot}${processes > 1 ? ` (${processes} processes)` : ''}`);
+  log(
+    `Animal Store API ${spec.document.info.version} listening on ${origin}${spec.apiRoot}${processes > 1 ? ` (${processes} processes)` : ''}`,
+  );
 }
 
 const originOf = (config: Config, port: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -57,7 +62,8 @@ interface Serving {
  */
 async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
   const { logger } = logging;
-  if (embedded) logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
+  if (embedded)
+    logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
   const preparation = prepareDatabase(sql, { logger, onUnsafe: embedded ? 'skip' : config.onUnsafeDatabase });
   preparation.done.catch((err: unknown) => {
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));
@@ -82,7 +88,8 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   // Counts go to the database in batches; expired idempotency keys and old windows are swept.
   const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(), 200);
   const sweeping = setInterval(() => {
-    if (preparation.pendingReason() === undefined) sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
+    if (preparation.pendingReason() === undefined)
+      sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
   }, 60_000);
   let stopping = false;
   const stop = async (signal: string) => {
@@ -103,7 +110,11 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   // A worker tells the primary when it can serve, for the banner.
-  if (cluster.isWorker) void preparation.done.then((applied) => process.send?.({ ready: applied }), () => {});
+  if (cluster.isWorker)
+    void preparation.done.then(
+      (applied) => process.send?.({ ready: applied }),
+      () => {},
+    );
   return { server, ready: preparation.done };
 }
 
@@ -111,7 +122,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
  * WEB_CONCURRENCY > 1: this process forks the workers that serve (each migrates under the
  * migration lock, so they take turns) and stops them on SIGTERM.
  */
-async function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: string): Promise<void> {
+function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: string): void {
   // Every worker accepts the same keys, the generated one included.
   const env = { API_KEYS: config.apiKeys.join(',') };
   const workers = Array.from({ length: config.webConcurrency }, () => cluster.fork(env));
@@ -175,7 +186,9 @@ function checkStubs(config: Config, logger: Logger): void {
   if (stubs.length === 0) return;
   const list = stubs.map((id) => `${id} (${handlerFile(id)})`).join(', ');
   if (!config.allowStubs) {
-    logger.fatal(`ALLOW_STUBS=false and ${stubs.length} operation(s) are still generated stubs: ${list}; implement them, or set ALLOW_STUBS=true to serve them as 501 not_implemented`);
+    logger.fatal(
+      `ALLOW_STUBS=false and ${stubs.length} operation(s) are still generated stubs: ${list}; implement them, or set ALLOW_STUBS=true to serve them as 501 not_implemented`,
+    );
     process.exit(EXIT_REFUSED);
   }
   logger.warn(`${stubs.length} operation(s) are still generated stubs answering 501 not_implemented: ${list}`);

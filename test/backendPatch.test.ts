@@ -18,13 +18,25 @@ let Unpatched: typeof OpenAPIBackend;
 beforeAll(() => {
   if (!patchFile) throw new Error('no openapi-backend patch in patches/: drop this test with the patch');
   // The package as published, at the installed version (npm serves it from its cache after an install).
-  const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'node_modules', 'openapi-backend', 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'node_modules', 'openapi-backend', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   rmSync(unpatchedDir, { recursive: true, force: true });
   mkdirSync(unpatchedDir, { recursive: true });
-  const tarball = execFileSync('npm', ['pack', `openapi-backend@${version}`, '--pack-destination', unpatchedDir, '--silent'], { cwd: projectRoot, encoding: 'utf8' }).trim().split('\n').at(-1) as string;
+  const tarball = execFileSync('npm', ['pack', `openapi-backend@${version}`, '--pack-destination', unpatchedDir, '--silent'], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .at(-1) as string;
   execFileSync('tar', ['-xzf', path.join(unpatchedDir, tarball), '-C', unpatchedDir, '--strip-components=1']);
   // Its dependencies are the installed ones (same lockfile); its own nested ones too.
-  cpSync(path.join(projectRoot, 'node_modules', 'openapi-backend', 'node_modules'), path.join(unpatchedDir, 'node_modules'), { recursive: true });
+  cpSync(path.join(projectRoot, 'node_modules', 'openapi-backend', 'node_modules'), path.join(unpatchedDir, 'node_modules'), {
+    recursive: true,
+  });
+  // The published package, unpacked at run time: only require() can load it from there.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   Unpatched = (require(path.join(unpatchedDir, 'index.js')) as { default: typeof OpenAPIBackend }).default;
 }, 60_000);
 afterAll(() => {
@@ -62,7 +74,16 @@ const requests: [string, Record<string, unknown>][] = [
   ['createPet, invalid', { method: 'POST', path: '/v1/pets', query: {}, headers, body: { name: '', categoryId: 'x', extra: true } }],
   ['createPet, no body', { method: 'POST', path: '/v1/pets', query: {}, headers }],
   ['createPet, body as text', { method: 'POST', path: '/v1/pets', query: {}, headers, body: '{"name":' }],
-  ['createPet, Idempotency-Key', { method: 'POST', path: '/v1/pets', query: {}, headers: { ...headers, 'idempotency-key': 'k-1' }, body: { name: 'Rex', categoryId: 3 } }],
+  [
+    'createPet, Idempotency-Key',
+    {
+      method: 'POST',
+      path: '/v1/pets',
+      query: {},
+      headers: { ...headers, 'idempotency-key': 'k-1' },
+      body: { name: 'Rex', categoryId: 3 },
+    },
+  ],
   ['a probe', { method: 'GET', path: '/healthz', query: {}, headers }],
   ['an unknown path', { method: 'GET', path: '/v1/animals', query: {}, headers }],
   ['outside the API root', { method: 'GET', path: '/metrics', query: {}, headers }],
@@ -99,20 +120,27 @@ describe('openapi-backend, patched, answers as the unpatched library does (produ
     const definition = {
       openapi: '3.0.3',
       info: { title: 't', version: '1' },
-      paths: { '/a/{x}/c': { get: op('xc') }, '/a/b/{y}': { get: op('by'), post: op('byPost') }, '/a/{x}/{z}': { get: op('xz'), put: op('xzPut') }, '/a/b/c': { delete: op('exact') } },
+      paths: {
+        '/a/{x}/c': { get: op('xc') },
+        '/a/b/{y}': { get: op('by'), post: op('byPost') },
+        '/a/{x}/{z}': { get: op('xz'), put: op('xzPut') },
+        '/a/b/c': { delete: op('exact') },
+      },
     };
     const paths = ['/a/b/c', '/a/q/c', '/a/b/q', '/a/q/q', '/a/b/c/', '/a/b'];
     const methods = ['get', 'post', 'put', 'delete', 'patch'];
     const route = async (Backend: typeof OpenAPIBackend) => {
       const api = new Backend({ definition: structuredClone(definition) as never, quick: true });
       await api.init();
-      return paths.flatMap((path) => methods.map((method) => {
-        try {
-          return (api.router.matchOperation({ method, path, headers: {} }, true) as { operationId?: string }).operationId;
-        } catch (err) {
-          return String(err);
-        }
-      }));
+      return paths.flatMap((path) =>
+        methods.map((method) => {
+          try {
+            return (api.router.matchOperation({ method, path, headers: {} }, true) as { operationId?: string }).operationId;
+          } catch (err) {
+            return String(err);
+          }
+        }),
+      );
     };
     expect(await route(OpenAPIBackend)).toEqual(await route(Unpatched));
   });
@@ -144,7 +172,12 @@ describe('openapi-backend, patched, answers as the unpatched library does (produ
         return name;
       };
       const fresh = await make(api === patched ? OpenAPIBackend : Unpatched);
-      fresh.register({ notFound: capture('notFound'), methodNotAllowed: capture('methodNotAllowed'), validationFail: capture('validationFail'), unauthorizedHandler: capture('unauthorizedHandler') });
+      fresh.register({
+        notFound: capture('notFound'),
+        methodNotAllowed: capture('methodNotAllowed'),
+        validationFail: capture('validationFail'),
+        unauthorizedHandler: capture('unauthorizedHandler'),
+      });
       fresh.registerSecurityHandler('bearerAuth', () => true);
       for (const id of spec.operations.keys()) fresh.register(id, capture(id));
       const returned = await fresh.handleRequest(copy());

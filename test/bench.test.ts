@@ -25,7 +25,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Call = (a: supertest.Agent) => supertest.Test;
-const json = (body: string, type = 'application/json'): Call => (a) => a.post('/v1/pets').set(auth()).set('Content-Type', type).send(body);
+const json =
+  (body: string, type = 'application/json'): Call =>
+  (a) =>
+    a.post('/v1/pets').set(auth()).set('Content-Type', type).send(body);
 
 describe('the baselines answer as the product does', () => {
   test.each<[string, Call]>([

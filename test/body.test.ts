@@ -18,7 +18,10 @@ describe('parseJsonExactly', () => {
     ['{"a":1.0,"b":10e0,"c":1E2,"d":2.50e1}', { a: 1, b: 10, c: 100, d: 25 }],
     ['{"a":9007199254740991,"b":-9007199254740991}', { a: 9007199254740991, b: -9007199254740991 }],
     ['{"a":9007199254740992}', { a: 9007199254740992 }],
-    ['{"s":"9007199254740993 in a string is text","t":"quote \\" 123456789012345678901 \\\\"}', { s: '9007199254740993 in a string is text', t: 'quote " 123456789012345678901 \\' }],
+    [
+      '{"s":"9007199254740993 in a string is text","t":"quote \\" 123456789012345678901 \\\\"}',
+      { s: '9007199254740993 in a string is text', t: 'quote " 123456789012345678901 \\' },
+    ],
     ['[1,2,3]', [1, 2, 3]],
     ['"🐈"', '🐈'],
     ['{"emoji":"\\ud83d\\udc08"}', { emoji: '🐈' }],
@@ -33,14 +36,16 @@ describe('parseJsonExactly', () => {
     ['{"a":{"b":[1, 2, 12345678901234567891]}}', 'The number 12345678901234567891 at position 17 cannot be represented exactly'],
     ['[4503599627370497.5]', 'The number 4503599627370497.5 at position 1'],
     ['{"x":1e-400}', "The number 1e-400 in property 'x'"],
-    ['{"k:\\"":2e400000000}', 'The number 2e400000000 in property \'k:"\''],
+    ['{"k:\\"":2e400000000}', "The number 2e400000000 in property 'k:\"'"],
     ['{"k":-1e309}', "The number -1e309 in property 'k'"],
   ])('%s is refused', (text, message) => {
     expect(refusal(text)).toContain(message);
   });
 
   test('unpaired surrogates are refused in values and in keys', () => {
-    expect(refusal('{"name":"\\udc00"}')).toBe("Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text");
+    expect(refusal('{"name":"\\udc00"}')).toBe(
+      "Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text",
+    );
     expect(refusal('{"\\ud800":1}')).toContain("Body property '\uD800'");
     expect(refusal('"\\ud800"')).toContain('The request body contains an unpaired');
   });

@@ -12,7 +12,9 @@ import { API_KEY, type Pet, type TestApp, insertPets, listenOnLoopback, startTes
 
 /** A page on an origin of its own (another loopback port), standing for a web application. */
 async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>web app</title>'));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>web app</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
@@ -112,7 +114,10 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
         async ({ url, key }) => {
           try {
             const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
-            const read = ['RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link'].map((h) => [h, res.headers.get(h)]);
+            const read = ['RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'Deprecation', 'Sunset', 'Link'].map((h) => [
+              h,
+              res.headers.get(h),
+            ]);
             return { status: res.status, headers: Object.fromEntries(read), body: await res.json() };
           } catch (err) {
             return { error: String(err) };
@@ -127,8 +132,23 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
 
   test('a web app on a listed origin calls the API with fetch and reads its headers', async () => {
     const list = await callFrom(allowed.origin);
-    expect(list).toMatchObject({ status: 200, body: expect.any(Array), headers: { RateLimit: expect.stringMatching(/^"per-key";r=\d+;t=\d+$/), 'RateLimit-Policy': expect.any(String), 'X-Request-Id': expect.any(String) } });
-    expect(await callFrom(allowed.origin, rex.id)).toMatchObject({ status: 200, headers: { Deprecation: expect.stringMatching(/^@\d+$/), Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: expect.stringContaining('successor-version') } });
+    expect(list).toMatchObject({
+      status: 200,
+      body: expect.any(Array),
+      headers: {
+        RateLimit: expect.stringMatching(/^"per-key";r=\d+;t=\d+$/),
+        'RateLimit-Policy': expect.any(String),
+        'X-Request-Id': expect.any(String),
+      },
+    });
+    expect(await callFrom(allowed.origin, rex.id)).toMatchObject({
+      status: 200,
+      headers: {
+        Deprecation: expect.stringMatching(/^@\d+$/),
+        Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+        Link: expect.stringContaining('successor-version'),
+      },
+    });
   });
 
   test('a web app on an origin not listed is blocked by the browser', async () => {

@@ -19,12 +19,49 @@ describe('loadConfig', () => {
   test('when nothing is set, then the defaults apply and one random key is made', () => {
     const a = loadConfig({});
     const b = loadConfig({});
-    expect(a).toEqual({ host: '127.0.0.1', port: 3000, databaseUrl: undefined, pgliteDataDir: embeddedDataDir, apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)], apiKeyGenerated: true, logLevel: 'info', webConcurrency: 1, metricsToken: undefined, rateLimit: { requests: 6000, windowSeconds: 60 }, idempotencyTtlSeconds: 86_400, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 65_000, onUnsafeDatabase: 'refuse', allowStubs: true, validateResponses: 'off', corsOrigins: undefined });
+    expect(a).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      databaseUrl: undefined,
+      pgliteDataDir: embeddedDataDir,
+      apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)],
+      apiKeyGenerated: true,
+      logLevel: 'info',
+      webConcurrency: 1,
+      metricsToken: undefined,
+      rateLimit: { requests: 6000, windowSeconds: 60 },
+      idempotencyTtlSeconds: 86_400,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+      onUnsafeDatabase: 'refuse',
+      allowStubs: true,
+      validateResponses: 'off',
+      corsOrigins: undefined,
+    });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
-    const config = loadConfig({ HOST: '0.0.0.0', PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/app', API_KEYS: ` ${KEY} , second-key-0123456789 `, PGLITE_DATA_DIR: 'tmp/pg', LOG_LEVEL: 'debug', WEB_CONCURRENCY: '2', METRICS_TOKEN: 'metrics-token-0123456789', RATE_LIMIT: '100/1s', IDEMPOTENCY_TTL_SECONDS: '3600', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '20000', KEEP_ALIVE_TIMEOUT_MS: '75000', ON_UNSAFE_DATABASE: 'warn', ALLOW_STUBS: 'false', VALIDATE_RESPONSES: 'log', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' });
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/app',
+      API_KEYS: ` ${KEY} , second-key-0123456789 `,
+      PGLITE_DATA_DIR: 'tmp/pg',
+      LOG_LEVEL: 'debug',
+      WEB_CONCURRENCY: '2',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      RATE_LIMIT: '100/1s',
+      IDEMPOTENCY_TTL_SECONDS: '3600',
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '20000',
+      KEEP_ALIVE_TIMEOUT_MS: '75000',
+      ON_UNSAFE_DATABASE: 'warn',
+      ALLOW_STUBS: 'false',
+      VALIDATE_RESPONSES: 'log',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+    });
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 8080,
@@ -52,7 +89,15 @@ describe('loadConfig', () => {
   });
 
   test('when several variables are wrong, then every problem is named at once', () => {
-    expect(problemsOf({ PORT: '70000', DATABASE_URL: 'mysql://x/y', API_KEYS: `${KEY},,short,bad key with spaces`, HOST: '', LOG_LEVEL: 'loud' })).toEqual([
+    expect(
+      problemsOf({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x/y',
+        API_KEYS: `${KEY},,short,bad key with spaces`,
+        HOST: '',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toEqual([
       'HOST is set but empty',
       'PORT must be an integer from 0 to 65535, got "70000"',
       'DATABASE_URL must start with postgres:// or postgresql://, got mysql://',
@@ -73,7 +118,9 @@ describe('loadConfig', () => {
 
   test('WEB_CONCURRENCY: 1 to 64, and above 1 only with DATABASE_URL', () => {
     expect(problemsOf({ WEB_CONCURRENCY: '0', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY must be an integer from 1 to 64, got "0"']);
-    expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process']);
+    expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual([
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process',
+    ]);
   });
 
   test.each([
@@ -96,16 +143,23 @@ describe('loadConfig', () => {
       'HEADERS_TIMEOUT_MS must be an integer from 100 to 600000, got "50"',
       'KEEP_ALIVE_TIMEOUT_MS must be an integer from 100 to 3600000, got "x"',
     ]);
-    expect(problemsOf({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000', API_KEYS: KEY })).toEqual(['REQUEST_TIMEOUT_MS (1000) must not be below HEADERS_TIMEOUT_MS (5000)']);
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000', API_KEYS: KEY })).toEqual([
+      'REQUEST_TIMEOUT_MS (1000) must not be below HEADERS_TIMEOUT_MS (5000)',
+    ]);
   });
 
   test('ALLOW_STUBS is true or false, VALIDATE_RESPONSES off, log or enforce', () => {
-    expect(problemsOf({ ALLOW_STUBS: 'no', VALIDATE_RESPONSES: 'strict', API_KEYS: KEY })).toEqual(['ALLOW_STUBS must be true or false, got "no"', 'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"']);
+    expect(problemsOf({ ALLOW_STUBS: 'no', VALIDATE_RESPONSES: 'strict', API_KEYS: KEY })).toEqual([
+      'ALLOW_STUBS must be true or false, got "no"',
+      'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"',
+    ]);
   });
 
   test('CORS_ORIGINS is * or a list of origins, each scheme, host and port only', () => {
     expect(loadConfig({ CORS_ORIGINS: '*', API_KEYS: KEY }).corsOrigins).toBe('*');
-    expect(problemsOf({ CORS_ORIGINS: 'https://app.example.com/,app.example.com,ftp://x.example,https://ok.example:8443,*', API_KEYS: KEY })).toEqual([
+    expect(
+      problemsOf({ CORS_ORIGINS: 'https://app.example.com/,app.example.com,ftp://x.example,https://ok.example:8443,*', API_KEYS: KEY }),
+    ).toEqual([
       'CORS_ORIGINS entry 1 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "https://app.example.com/"',
       'CORS_ORIGINS entry 2 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "app.example.com"',
       'CORS_ORIGINS entry 3 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "ftp://x.example"',
@@ -114,7 +168,9 @@ describe('loadConfig', () => {
   });
 
   test('ON_UNSAFE_DATABASE is refuse or warn', () => {
-    expect(problemsOf({ ON_UNSAFE_DATABASE: 'ignore', API_KEYS: KEY })).toEqual(['ON_UNSAFE_DATABASE must be refuse or warn, got "ignore"']);
+    expect(problemsOf({ ON_UNSAFE_DATABASE: 'ignore', API_KEYS: KEY })).toEqual([
+      'ON_UNSAFE_DATABASE must be refuse or warn, got "ignore"',
+    ]);
   });
 
   test('API_KEYS set but empty is refused rather than running without keys', () => {
@@ -125,7 +181,9 @@ describe('loadConfig', () => {
 describe('the configuration is documented where a newcomer looks', () => {
   const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
   // `env.NAME` or integerVar(env, 'NAME', …): every variable src/config.ts reads.
-  const readByConfig = [...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2]))].sort();
+  const readByConfig = [
+    ...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2])),
+  ].sort();
 
   test('the configuration table (docs/operations.md) lists every variable src/config.ts reads, and no other', () => {
     const table = [...read('docs/operations.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();

@@ -29,7 +29,9 @@ describe('docker-compose.yml', () => {
     wrong.services.api.depends_on.db.condition = 'service_ready';
     wrong.services.db.healthcheck.interval = 'two seconds';
     expect(validate(wrong)).toBe(false);
-    expect(validate.errors?.map((e) => e.instancePath)).toEqual(expect.arrayContaining(['/services/api/depends_on/db/condition', '/services/db/healthcheck/interval']));
+    expect(validate.errors?.map((e) => e.instancePath)).toEqual(
+      expect.arrayContaining(['/services/api/depends_on/db/condition', '/services/db/healthcheck/interval']),
+    );
   });
 
   test('starts PostgreSQL with a health check and a volume, and the service once it is healthy', () => {

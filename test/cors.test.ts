@@ -8,7 +8,11 @@ import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness
 const APP = 'https://app.example.com';
 const EXPOSED = 'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate';
 const preflight = (t: TestApp, origin: string, method = 'POST') =>
-  t.api.options('/v1/pets').set('Origin', origin).set('Access-Control-Request-Method', method).set('Access-Control-Request-Headers', 'authorization,content-type,idempotency-key');
+  t.api
+    .options('/v1/pets')
+    .set('Origin', origin)
+    .set('Access-Control-Request-Method', method)
+    .set('Access-Control-Request-Headers', 'authorization,content-type,idempotency-key');
 const corsHeaders = (headers: Record<string, string>) => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
 
 describe('CORS_ORIGINS unset (the default)', () => {
@@ -49,7 +53,7 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
     ['a create', (t: TestApp) => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
     ['a request without a key (its 401 and challenge readable by the script)', (t: TestApp) => t.api.get('/v1/pets'), 401],
     ['the deprecated getPet (its Deprecation and Sunset readable)', (t: TestApp) => t.api.get('/v1/pets/999999'), 404],
-  ])('%s from a listed origin: allowed, and the contract\'s headers exposed', async (_name, request, status) => {
+  ])("%s from a listed origin: allowed, and the contract's headers exposed", async (_name, request, status) => {
     const req = request(t).set('Origin', 'http://localhost:5173');
     const res = await (status === 404 ? req.set(auth()) : req).expect(status);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
@@ -87,11 +91,14 @@ describe('the reference page and its paths', () => {
   });
   afterAll(() => t.close());
 
-  test('its document lists this server first, relative to the page (/v1, and / for the probes), then the spec\'s', () => {
+  test("its document lists this server first, relative to the page (/v1, and / for the probes), then the spec's", () => {
     const page = referencePageDocument(t.spec) as any;
     const doc = t.spec.document as any;
     expect(page.servers).toEqual([{ url: '/v1', description: 'This server (the origin this page was loaded from)' }, ...doc.servers]);
-    expect(page.paths['/healthz'].servers).toEqual([{ url: '/', description: 'This server (the origin this page was loaded from)' }, ...doc.paths['/healthz'].servers]);
+    expect(page.paths['/healthz'].servers).toEqual([
+      { url: '/', description: 'This server (the origin this page was loaded from)' },
+      ...doc.paths['/healthz'].servers,
+    ]);
     expect(page.paths['/pets'].servers).toBeUndefined();
   });
 
@@ -100,13 +107,21 @@ describe('the reference page and its paths', () => {
     expect(parse(t.spec.yamlText).servers).toEqual((t.spec.document as any).servers);
   });
 
-  test.each(['/docs/%2e%2e/%2e%2e/package.json', '/docs/package.json', '/docs/no-such-file.js', '/docs/%2e%2e/src/main.ts', '/docs/..%2f..%2fpackage.json'])(
-    'GET %s is a 404 Error body',
-    async (url) => {
-      const res = await supertest(t.app).get(url);
-      expect([url, res.status, res.headers['content-type'], res.body]).toEqual([url, 404, 'application/json; charset=utf-8', { code: 'not_found', message: expect.any(String), status: 404 }]);
-    },
-  );
+  test.each([
+    '/docs/%2e%2e/%2e%2e/package.json',
+    '/docs/package.json',
+    '/docs/no-such-file.js',
+    '/docs/%2e%2e/src/main.ts',
+    '/docs/..%2f..%2fpackage.json',
+  ])('GET %s is a 404 Error body', async (url) => {
+    const res = await supertest(t.app).get(url);
+    expect([url, res.status, res.headers['content-type'], res.body]).toEqual([
+      url,
+      404,
+      'application/json; charset=utf-8',
+      { code: 'not_found', message: expect.any(String), status: 404 },
+    ]);
+  });
 
   test('/docs redirects to /docs/, the page', async () => {
     expect((await supertest(t.app).get('/docs').expect(301)).headers.location).toBe('/docs/');

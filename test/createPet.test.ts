@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const stored = async (id: number) => onlyRow(await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`, `pet ${id}`);
+const stored = async (id: number) =>
+  onlyRow(await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`, `pet ${id}`);
 const count = async () => onlyRow(await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
 describe('POST /v1/pets (createPet)', () => {
@@ -118,24 +119,33 @@ describe('POST /v1/pets (createPet)', () => {
     });
 
     test('a categoryId sent as a JSON string of a number is refused, not decoded', async () => {
-      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send('{"name":"Rex","categoryId":"7"}').expect(400);
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Rex","categoryId":"7"}')
+        .expect(400);
       expect(res.body.message).toBe("body property 'categoryId' must be integer");
     });
   });
 
   describe('when a number in the body would change on parsing, then 400 and nothing is stored', () => {
     test.each([
-      ['9007199254740993', 'The number 9007199254740993 in property \'categoryId\' cannot be represented exactly'],
-      ['-9007199254740993', 'The number -9007199254740993 in property \'categoryId\' cannot be represented exactly'],
-      ['4503599627370497.5', 'The number 4503599627370497.5 in property \'categoryId\' cannot be represented exactly'],
-      ['1.0000000000000001', 'The number 1.0000000000000001 in property \'categoryId\' cannot be represented exactly'],
-      ['12345678901234567890123', 'The number 12345678901234567890123 in property \'categoryId\' cannot be represented exactly'],
+      ['9007199254740993', "The number 9007199254740993 in property 'categoryId' cannot be represented exactly"],
+      ['-9007199254740993', "The number -9007199254740993 in property 'categoryId' cannot be represented exactly"],
+      ['4503599627370497.5', "The number 4503599627370497.5 in property 'categoryId' cannot be represented exactly"],
+      ['1.0000000000000001', "The number 1.0000000000000001 in property 'categoryId' cannot be represented exactly"],
+      ['12345678901234567890123', "The number 12345678901234567890123 in property 'categoryId' cannot be represented exactly"],
       // Written as a float beyond 2^53: refused by the int64 range rather than the parser.
       ['1e30', "body property 'categoryId' must be <= 9007199254740991"],
     ])('categoryId %s', async (literal, message) => {
       const before = await count();
-      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json')
-        .send(`{"name":"Rex","categoryId":${literal}}`).expect(400);
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"Rex","categoryId":${literal}}`)
+        .expect(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.message).toContain(message);
       expect(await count()).toBe(before);
@@ -145,29 +155,45 @@ describe('POST /v1/pets (createPet)', () => {
       'categoryId %s, exact but beyond ±(2^53−1), is refused by the schema',
       async (literal) => {
         const before = await count();
-        const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json')
-          .send(`{"name":"Rex","categoryId":${literal}}`).expect(400);
+        const res = await t.api
+          .post('/v1/pets')
+          .set(auth())
+          .set('Content-Type', 'application/json')
+          .send(`{"name":"Rex","categoryId":${literal}}`)
+          .expect(400);
         expect(res.body.message).toContain("body property 'categoryId' must be an integer between -9007199254740991 and 9007199254740991");
         expect(await count()).toBe(before);
       },
     );
 
     test('exact integers written as 1.0 or 10e0 are the integers they denote', async () => {
-      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json')
-        .send('{"name":"Rex","categoryId":10e0}').expect(201);
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Rex","categoryId":10e0}')
+        .expect(201);
       expect(res.body.categoryId).toBe(10);
     });
   });
 
   test('when a string holds an unpaired surrogate, then 400 rather than storing U+FFFD', async () => {
-    const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json')
-      .send('{"name":"a\\ud800b","categoryId":1}').expect(400);
+    const res = await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Content-Type', 'application/json')
+      .send('{"name":"a\\ud800b","categoryId":1}')
+      .expect(400);
     expect(res.body.message).toBe("Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text");
   });
 
   test('when the JSON is malformed, then 400 malformed_json', async () => {
     const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send('{"name": "Rex",').expect(400);
-    expect(res.body).toEqual({ code: 'malformed_json', message: expect.stringMatching(/^The request body is not valid JSON: /), status: 400 });
+    expect(res.body).toEqual({
+      code: 'malformed_json',
+      message: expect.stringMatching(/^The request body is not valid JSON: /),
+      status: 400,
+    });
   });
 
   test.each([
@@ -191,12 +217,22 @@ describe('POST /v1/pets (createPet)', () => {
   });
 
   test('when Content-Type is missing but a body is sent, then 415', async () => {
-    const res = await t.api.post('/v1/pets').set(auth()).send(Buffer.from(JSON.stringify(buildNewPet()))).unset('Content-Type').expect(415);
+    const res = await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .send(Buffer.from(JSON.stringify(buildNewPet())))
+      .unset('Content-Type')
+      .expect(415);
     expect(res.body.message).toBe('Content-Type must be application/json, got none');
   });
 
   test('when Content-Type has parameters and different case, then it is still JSON', async () => {
-    await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'Application/JSON; charset=UTF-8').send(JSON.stringify(buildNewPet())).expect(201);
+    await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Content-Type', 'Application/JSON; charset=UTF-8')
+      .send(JSON.stringify(buildNewPet()))
+      .expect(201);
   });
 
   test('when the body is larger than the limit, then 413 and nothing is stored', async () => {
@@ -220,7 +256,11 @@ describe('POST /v1/pets (createPet)', () => {
     // Sent as bytes by fetch: supertest would serialize a Buffer as JSON.
     const server = await listenOnLoopback(t.app);
     try {
-      const res = await fetch(`${server.origin}/v1/pets`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: bytes });
+      const res = await fetch(`${server.origin}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        body: bytes,
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ code: 'malformed_json', message: 'The request body is not valid UTF-8', status: 400 });
     } finally {

@@ -47,7 +47,10 @@ describe('the served contract', () => {
       await page.goto(`${base}/docs/`, { waitUntil: 'networkidle' });
       await page.waitForSelector('.opblock', { timeout: 15_000 });
       const operations = await page.$$eval('.opblock', (els) =>
-        els.map((el) => `${el.querySelector('.opblock-summary-method')?.textContent} ${el.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`),
+        els.map(
+          (el) =>
+            `${el.querySelector('.opblock-summary-method')?.textContent} ${el.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`,
+        ),
       );
       expect(operations.sort()).toEqual(['GET /healthz', 'GET /pets', 'GET /pets/{petId}', 'GET /readyz', 'POST /pets']);
       expect(await page.locator('.opblock-deprecated').count()).toBe(1);

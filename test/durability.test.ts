@@ -73,7 +73,9 @@ describeWithThrowawayPostgres('durability', () => {
     } finally {
       expect(await stop(server)).toBe(0);
     }
-    figures.push(`server SIGKILL: ${acknowledged.size} pets acknowledged, ${acknowledged.size - lost.length} found afterwards (statuses ${JSON.stringify(Object.fromEntries(load.statuses))})`);
+    figures.push(
+      `server SIGKILL: ${acknowledged.size} pets acknowledged, ${acknowledged.size - lost.length} found afterwards (statuses ${JSON.stringify(Object.fromEntries(load.statuses))})`,
+    );
   }, 120_000);
 
   test('when PostgreSQL is killed with SIGKILL under load, then after its restart every pet that got a 201 is readable, and the service recovers by itself', async () => {
@@ -86,7 +88,9 @@ describeWithThrowawayPostgres('durability', () => {
       const ackedBeforeCrash = new Map(load.acknowledged);
       await sleep(500);
       await pg.start(); // crash recovery replays the WAL
-      const recovered = await waitFor(async () => (await call(`${server.baseUrl}/pets?limit=1`, { headers })).status === 200, { timeoutMs: 15_000 });
+      const recovered = await waitFor(async () => (await call(`${server.baseUrl}/pets?limit=1`, { headers })).status === 200, {
+        timeoutMs: 15_000,
+      });
       await sleep(500);
       await load.stop();
 
@@ -110,25 +114,29 @@ describeWithThrowawayPostgres('durability', () => {
   test.each([
     ['synchronous_commit', 'off'],
     ['fsync', 'off'],
-  ])('when the database has %s %s, then the server refuses to start and says why', async (setting, value) => {
-    await pg.psql(`ALTER SYSTEM SET ${setting} = ${value}`);
-    await pg.psql('SELECT pg_reload_conf()');
-    try {
-      await waitFor(async () => (await pg.psql(`SHOW ${setting}`)).trim() === value);
-      const s = spawnServer({ ...ENV, DATABASE_URL: pg.url });
-      expect(await s.exit).toBe(78);
-      expect(s.output()).toContain(`Refusing to serve: on this database ${setting} is off`);
-      // ON_UNSAFE_DATABASE=warn: it serves, and says so loudly.
-      const warned = await startServer({ ...ENV, DATABASE_URL: pg.url, ON_UNSAFE_DATABASE: 'warn' });
-      try {
-        await waitFor(async () => (await call(`${warned.origin}/readyz`)).status === 200);
-        expect(warned.output()).toMatch(new RegExp(`"level":50.*${setting} is off.*Serving anyway, because ON_UNSAFE_DATABASE=warn`));
-      } finally {
-        expect(await stop(warned)).toBe(0);
-      }
-    } finally {
-      await pg.psql(`ALTER SYSTEM RESET ${setting}`);
+  ])(
+    'when the database has %s %s, then the server refuses to start and says why',
+    async (setting, value) => {
+      await pg.psql(`ALTER SYSTEM SET ${setting} = ${value}`);
       await pg.psql('SELECT pg_reload_conf()');
-    }
-  }, 60_000);
+      try {
+        await waitFor(async () => (await pg.psql(`SHOW ${setting}`)).trim() === value);
+        const s = spawnServer({ ...ENV, DATABASE_URL: pg.url });
+        expect(await s.exit).toBe(78);
+        expect(s.output()).toContain(`Refusing to serve: on this database ${setting} is off`);
+        // ON_UNSAFE_DATABASE=warn: it serves, and says so loudly.
+        const warned = await startServer({ ...ENV, DATABASE_URL: pg.url, ON_UNSAFE_DATABASE: 'warn' });
+        try {
+          await waitFor(async () => (await call(`${warned.origin}/readyz`)).status === 200);
+          expect(warned.output()).toMatch(new RegExp(`"level":50.*${setting} is off.*Serving anyway, because ON_UNSAFE_DATABASE=warn`));
+        } finally {
+          expect(await stop(warned)).toBe(0);
+        }
+      } finally {
+        await pg.psql(`ALTER SYSTEM RESET ${setting}`);
+        await pg.psql('SELECT pg_reload_conf()');
+      }
+    },
+    60_000,
+  );
 });

@@ -22,7 +22,11 @@ afterAll(async () => {
   await db.drop();
   project.remove();
 });
-const dbEnv = () => ({ DATABASE_URL: db.url, API_KEYS: KEY, ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}) });
+const dbEnv = () => ({
+  DATABASE_URL: db.url,
+  API_KEYS: KEY,
+  ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}),
+});
 
 /** A request to a running copy, its response checked against the copy's spec. */
 async function call(server: Running, method: string, path: string, body?: unknown) {
@@ -49,7 +53,11 @@ test('add an operation to the spec, generate, type-check, serve the stub, fill i
   checker = await ContractChecker.create(await loadSpec(project.file('spec/openapi.yaml')));
 
   // The mock serves the new operation before anything is generated.
-  const mock = await startServer({ API_KEYS: KEY }, [project.file('node_modules/.bin/ts-node'), '--transpile-only', 'scripts/mock.ts'], project.dir);
+  const mock = await startServer(
+    { API_KEYS: KEY },
+    [project.file('node_modules/.bin/ts-node'), '--transpile-only', 'scripts/mock.ts'],
+    project.dir,
+  );
   try {
     expect(await call(mock, 'GET', '/v1/pets/count')).toMatchObject({ status: 200, body: { count: 2 } });
   } finally {
@@ -67,7 +75,9 @@ test('add an operation to the spec, generate, type-check, serve the stub, fill i
   // 4. npm start serves it: 501, and the start-up notice names it.
   let server = await startServer(dbEnv(), ['npm', 'start'], project.dir);
   try {
-    expect(server.output()).toContain('1 operation(s) are still generated stubs answering 501 not_implemented: countPets (src/handlers/countPets.ts)');
+    expect(server.output()).toContain(
+      '1 operation(s) are still generated stubs answering 501 not_implemented: countPets (src/handlers/countPets.ts)',
+    );
     expect(await call(server, 'GET', '/v1/pets/count')).toMatchObject({
       status: 501,
       body: { code: 'not_implemented', message: 'countPets is not implemented yet: fill in src/handlers/countPets.ts', status: 501 },
@@ -79,7 +89,9 @@ test('add an operation to the spec, generate, type-check, serve the stub, fill i
   // With ALLOW_STUBS=false, start-up refuses, naming the stub.
   const refused = spawnServer({ ...dbEnv(), ALLOW_STUBS: 'false' }, [process.execPath, 'dist/src/main.js'], project.dir);
   expect(await refused.exit).toBe(78);
-  expect(refused.output()).toContain('ALLOW_STUBS=false and 1 operation(s) are still generated stubs: countPets (src/handlers/countPets.ts)');
+  expect(refused.output()).toContain(
+    'ALLOW_STUBS=false and 1 operation(s) are still generated stubs: countPets (src/handlers/countPets.ts)',
+  );
 
   // 5. Fill in the stub. A reply the spec does not document fails the type check, naming the handler.
   const handler = (body: string) => `import type { OperationHandler } from './types';
@@ -92,7 +104,9 @@ export const countPets: OperationHandler<'countPets'> = async ({ deadline }, { p
   project.write('src/handlers/countPets.ts', handler('{ total: all.length }'));
   const wrong = project.run(['npm', 'run', '-s', 'typecheck']);
   expect(wrong.status).not.toBe(0);
-  expect(outputOf(wrong)).toMatch(/src\/handlers\/countPets\.ts\(\d+,\d+\): error TS2322: [\s\S]*Property 'count' is missing in type '\{ total: number; \}'/);
+  expect(outputOf(wrong)).toMatch(
+    /src\/handlers\/countPets\.ts\(\d+,\d+\): error TS2322: [\s\S]*Property 'count' is missing in type '\{ total: number; \}'/,
+  );
   project.write('src/handlers/countPets.ts', handler('{ count: all.length }'));
   expect(outputOf(project.run(['npm', 'run', '-s', 'typecheck']))).toBe('exit 0\n');
 

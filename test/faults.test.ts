@@ -30,8 +30,20 @@ describeWithThrowawayPostgres('database faults', () => {
 
     const ready = await call(`${server.origin}/readyz`);
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Not ready: the database is unreachable'), status: 503 });
-    for (const r of [await list(), await call(`${server.baseUrl}/pets/1`, { headers }), await call(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{"name":"Early","categoryId":1}' })]) {
+    expect(ready.body).toEqual({
+      code: 'service_unavailable',
+      message: expect.stringContaining('Not ready: the database is unreachable'),
+      status: 503,
+    });
+    for (const r of [
+      await list(),
+      await call(`${server.baseUrl}/pets/1`, { headers }),
+      await call(`${server.baseUrl}/pets`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: '{"name":"Early","categoryId":1}',
+      }),
+    ]) {
       expect(r.status).toBe(503);
       expect(r.headers?.get('retry-after')).toBe('1');
       expect(r.body.code).toBe('service_unavailable');
@@ -47,8 +59,12 @@ describeWithThrowawayPostgres('database faults', () => {
     expect((await call(`${server.origin}/readyz`)).status).toBe(200);
   }, 90_000);
 
-  test('when the database is stopped mid-run, then each request gets 503 within 2 s, and it serves again within 2 s of the database\'s return', async () => {
-    const created = await call(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{"name":"Before","categoryId":1}' });
+  test("when the database is stopped mid-run, then each request gets 503 within 2 s, and it serves again within 2 s of the database's return", async () => {
+    const created = await call(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: '{"name":"Before","categoryId":1}',
+    });
     expect(created.status).toBe(201);
 
     await pg.stop();
@@ -76,7 +92,11 @@ describeWithThrowawayPostgres('database faults', () => {
       during = await Promise.all([
         list(),
         call(`${server.baseUrl}/pets/1`, { headers }),
-        call(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{"name":"Frozen","categoryId":1}' }),
+        call(`${server.baseUrl}/pets`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: '{"name":"Frozen","categoryId":1}',
+        }),
         call(`${server.origin}/readyz`),
       ]);
     } finally {

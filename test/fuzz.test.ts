@@ -43,7 +43,15 @@ function send(g: Generated): Promise<{ status: number; headers: Record<string, s
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: origin.port, method: g.method, path: g.path, headers: g.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, text: Buffer.concat(chunks).toString('utf8') }));
+      res
+        .on('data', (c) => chunks.push(c))
+        .on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers as Record<string, string>,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
     });
     req.on('error', reject);
     req.end(g.body);
@@ -67,26 +75,73 @@ const badAuth = fc.constantFrom<Record<string, string | string[]>>(
 );
 
 const status = fc.constantFrom('available', 'pending', 'sold');
-const badStatus = fc.oneof(fc.constantFrom('', 'AVAILABLE', 'lost', 'available%20', 'null', '0', 'sold,pending', '%00', '%E2%9C%93'), fc.string({ maxLength: 12 }).map(encodeURIComponent));
+const badStatus = fc.oneof(
+  fc.constantFrom('', 'AVAILABLE', 'lost', 'available%20', 'null', '0', 'sold,pending', '%00', '%E2%9C%93'),
+  fc.string({ maxLength: 12 }).map(encodeURIComponent),
+);
 const limit = fc.integer({ min: 1, max: 100 }).map(String);
 const badLimit = fc.oneof(
-  fc.constantFrom('0', '101', '-1', '1.5', '1.0', '1e3', '0x10', '%20', '%205', '', 'abc', '9007199254740993', '18446744073709551616', '+5', '05e0', 'NaN', 'Infinity', '%2220%22', '[20]', '9'.repeat(4000)),
+  fc.constantFrom(
+    '0',
+    '101',
+    '-1',
+    '1.5',
+    '1.0',
+    '1e3',
+    '0x10',
+    '%20',
+    '%205',
+    '',
+    'abc',
+    '9007199254740993',
+    '18446744073709551616',
+    '+5',
+    '05e0',
+    'NaN',
+    'Infinity',
+    '%2220%22',
+    '[20]',
+    '9'.repeat(4000),
+  ),
   fc.integer({ min: 101 }).map(String),
   fc.integer({ max: 0 }).map(String),
 );
 const petId = fc.oneof(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })).map(String);
 const badPetId = fc.oneof(
-  fc.constantFrom('0', '-1', '0x10', '1e3', '%20', '%201', '9223372036854775808', '9007199254740992', '1.5', 'abc', '%00', '%E2%80%AE1', '1%2F2', '%', '%ZZ'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '0x10',
+    '1e3',
+    '%20',
+    '%201',
+    '9223372036854775808',
+    '9007199254740992',
+    '1.5',
+    'abc',
+    '%00',
+    '%E2%80%AE1',
+    '1%2F2',
+    '%',
+    '%ZZ',
+  ),
   fc.integer({ max: 0 }).map(String),
 );
 
 // Names the spec allows: 1-200 characters, no control characters.
-const nameChar = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
-  { weight: 1, arbitrary: fc.constantFrom('é', '🐈', '中', ' ', '"', '\\', '/', '\u200b', '\u{1F469}\u200d\u{1F4BB}') },
-).filter((c) => !/[\u0000-\u001f\u007f-\u009f]/.test(c));
+const nameChar = fc
+  .oneof(
+    { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+    { weight: 1, arbitrary: fc.constantFrom('é', '🐈', '中', ' ', '"', '\\', '/', '\u200b', '\u{1F469}\u200d\u{1F4BB}') },
+  )
+  // Control characters are what this pattern is for.
+  // eslint-disable-next-line no-control-regex
+  .filter((c) => !/[\u0000-\u001f\u007f-\u009f]/.test(c));
 // maxLength counts code points, as ajv does.
-const validName = fc.array(nameChar, { minLength: 1, maxLength: 60 }).map((a) => a.join('')).filter((s) => [...s].length <= 200);
+const validName = fc
+  .array(nameChar, { minLength: 1, maxLength: 60 })
+  .map((a) => a.join(''))
+  .filter((s) => [...s].length <= 200);
 const safeInt = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
 const validNewPet = fc.record({ name: validName, categoryId: safeInt, status }, { requiredKeys: ['name', 'categoryId'] });
 
@@ -96,9 +151,22 @@ const invalidNewPetText = fc.oneof(
   validNewPet.map(({ categoryId }) => JSON.stringify({ categoryId })),
   validNewPet.map(({ name }) => JSON.stringify({ name })),
   fc.constant('{}'),
-  fc.tuple(validNewPet, jsonValue.filter((v) => typeof v !== 'string')).map(([p, v]) => JSON.stringify({ ...p, name: v })),
-  fc.tuple(validNewPet, jsonValue.filter((v) => typeof v !== 'number' || !Number.isInteger(v))).map(([p, v]) => JSON.stringify({ ...p, categoryId: v })),
-  fc.tuple(validNewPet, fc.oneof(badStatus, jsonValue)).filter(([, v]) => !['available', 'pending', 'sold'].includes(v as string)).map(([p, v]) => JSON.stringify({ ...p, status: v })),
+  fc
+    .tuple(
+      validNewPet,
+      jsonValue.filter((v) => typeof v !== 'string'),
+    )
+    .map(([p, v]) => JSON.stringify({ ...p, name: v })),
+  fc
+    .tuple(
+      validNewPet,
+      jsonValue.filter((v) => typeof v !== 'number' || !Number.isInteger(v)),
+    )
+    .map(([p, v]) => JSON.stringify({ ...p, categoryId: v })),
+  fc
+    .tuple(validNewPet, fc.oneof(badStatus, jsonValue))
+    .filter(([, v]) => !['available', 'pending', 'sold'].includes(v as string))
+    .map(([p, v]) => JSON.stringify({ ...p, status: v })),
   validNewPet.map((p) => JSON.stringify({ ...p, name: '' })),
   validNewPet.map((p) => JSON.stringify({ ...p, name: 'x'.repeat(201) })),
   validNewPet.map((p) => JSON.stringify({ ...p, name: `NUL\u0000inside` })),
@@ -110,7 +178,19 @@ const invalidNewPetText = fc.oneof(
   validNewPet.map((p) => `{"name":${JSON.stringify(p.name)},"categoryId":1.5}`),
   validNewPet.map((p) => `{"name":${JSON.stringify(p.name)},"categoryId":-9007199254740993}`),
   validNewPet.map((p) => JSON.stringify({ ...p, extra: 1 }).replace('"extra":1', '"extra":{"deep":[12345678901234567891]}')),
-  fc.constantFrom('null', '[]', '[{"name":"a","categoryId":1}]', '"a string"', '42', 'true', '{"name":"a","categoryId":1', 'not json', '{name:"a",categoryId:1}', "{'name':'a'}", '\u0000'),
+  fc.constantFrom(
+    'null',
+    '[]',
+    '[{"name":"a","categoryId":1}]',
+    '"a string"',
+    '42',
+    'true',
+    '{"name":"a","categoryId":1',
+    'not json',
+    '{name:"a",categoryId:1}',
+    "{'name':'a'}",
+    '\u0000',
+  ),
 );
 /**
  * Bodies encoded twice or more: a JSON string whose text is JSON (a pet, an invalid pet, any
@@ -134,12 +214,18 @@ const propertyEncoded = validNewPet.chain((p) =>
 );
 
 /** Keys repeated in one object: JSON.parse keeps the last, so the last value decides. */
-const duplicatedKeys = fc.tuple(validNewPet, fc.jsonValue({ maxDepth: 1 }).filter((v) => !/\d{16,}/.test(JSON.stringify(v))), fc.boolean()).map(([p, other, validLast]) => {
-  const values = [JSON.stringify(other), String(p.categoryId)];
-  if (!validLast) values.reverse();
-  const lastIsValid = validLast || (typeof other === 'number' && Number.isSafeInteger(other));
-  return { text: `{"name":${JSON.stringify(p.name)},"categoryId":${values[0]},"categoryId":${values[1]}}`, valid: lastIsValid };
-});
+const duplicatedKeys = fc
+  .tuple(
+    validNewPet,
+    fc.jsonValue({ maxDepth: 1 }).filter((v) => !/\d{16,}/.test(JSON.stringify(v))),
+    fc.boolean(),
+  )
+  .map(([p, other, validLast]) => {
+    const values = [JSON.stringify(other), String(p.categoryId)];
+    if (!validLast) values.reverse();
+    const lastIsValid = validLast || (typeof other === 'number' && Number.isSafeInteger(other));
+    return { text: `{"name":${JSON.stringify(p.name)},"categoryId":${values[0]},"categoryId":${values[1]}}`, valid: lastIsValid };
+  });
 
 /**
  * Extra properties the server must ignore, among them prototype keys. Integers beyond 2^53
@@ -156,66 +242,206 @@ const bodyHeaders = (type = 'application/json') => ({ Authorization: VALID_AUTH,
 
 const listRequest: fc.Arbitrary<Generated> = fc
   .record({
-    limit: fc.option(fc.oneof({ weight: 3, arbitrary: limit.map((v) => ({ v, ok: true })) }, { weight: 1, arbitrary: badLimit.map((v) => ({ v, ok: false })) }), { nil: undefined }),
-    status: fc.option(fc.oneof({ weight: 3, arbitrary: status.map((v) => ({ v, ok: true })) }, { weight: 1, arbitrary: badStatus.map((v) => ({ v, ok: false })) }), { nil: undefined }),
+    limit: fc.option(
+      fc.oneof(
+        { weight: 3, arbitrary: limit.map((v) => ({ v, ok: true })) },
+        { weight: 1, arbitrary: badLimit.map((v) => ({ v, ok: false })) },
+      ),
+      { nil: undefined },
+    ),
+    status: fc.option(
+      fc.oneof(
+        { weight: 3, arbitrary: status.map((v) => ({ v, ok: true })) },
+        { weight: 1, arbitrary: badStatus.map((v) => ({ v, ok: false })) },
+      ),
+      { nil: undefined },
+    ),
     unknown: fc.option(fc.constantFrom('color=red', 'offset=5', 'limit', '__proto__=1', 'LIMIT=5'), { nil: undefined, freq: 8 }),
     repeated: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
   })
   .map(({ limit: l, status: s, unknown, repeated }) => {
-    const parts = [...(l ? [`limit=${l.v}`] : []), ...(s ? [`status=${s.v}`] : []), ...(unknown ? [unknown] : []), ...(repeated && l ? [`limit=${l.v}`] : [])];
+    const parts = [
+      ...(l ? [`limit=${l.v}`] : []),
+      ...(s ? [`status=${s.v}`] : []),
+      ...(unknown ? [unknown] : []),
+      ...(repeated && l ? [`limit=${l.v}`] : []),
+    ];
     const ok = (l?.ok ?? true) && (s?.ok ?? true) && !unknown && !(repeated && l);
-    return { method: 'GET', path: `/v1/pets${parts.length ? `?${parts.join('&')}` : ''}`, headers: { Authorization: VALID_AUTH }, expect: ok ? 'success' : 'client-error', why: 'listPets' };
+    return {
+      method: 'GET',
+      path: `/v1/pets${parts.length ? `?${parts.join('&')}` : ''}`,
+      headers: { Authorization: VALID_AUTH },
+      expect: ok ? 'success' : 'client-error',
+      why: 'listPets',
+    };
   });
 
 const getRequest: fc.Arbitrary<Generated> = fc.oneof(
-  petId.map((id) => ({ method: 'GET', path: `/v1/pets/${id}`, headers: { Authorization: VALID_AUTH }, expect: 'found-or-not' as const, why: 'getPet' })),
-  badPetId.map((id) => ({ method: 'GET', path: `/v1/pets/${id}`, headers: { Authorization: VALID_AUTH }, expect: 'client-error' as const, why: 'getPet, bad id' })),
+  petId.map((id) => ({
+    method: 'GET',
+    path: `/v1/pets/${id}`,
+    headers: { Authorization: VALID_AUTH },
+    expect: 'found-or-not' as const,
+    why: 'getPet',
+  })),
+  badPetId.map((id) => ({
+    method: 'GET',
+    path: `/v1/pets/${id}`,
+    headers: { Authorization: VALID_AUTH },
+    expect: 'client-error' as const,
+    why: 'getPet, bad id',
+  })),
 );
 
 const createRequest: fc.Arbitrary<Generated> = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(validNewPet, extraProps).map(([p, extra]) => ({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(JSON.stringify({ ...extra, ...p })), expect: 'success' as const, why: 'createPet' })) },
-  { weight: 4, arbitrary: invalidNewPetText.map((text) => ({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(text), expect: 'client-error' as const, why: 'createPet, invalid body' })) },
-  { weight: 2, arbitrary: encodedTwice.map((text) => ({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(text), expect: 'client-error' as const, why: 'createPet, encoded twice' })) },
   {
-    weight: 1,
-    arbitrary: propertyEncoded.map(([text, valid]) => ({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(text), expect: valid ? ('success' as const) : ('client-error' as const), why: 'createPet, a property encoded as JSON text' })),
+    weight: 4,
+    arbitrary: fc.tuple(validNewPet, extraProps).map(([p, extra]) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(JSON.stringify({ ...extra, ...p })),
+      expect: 'success' as const,
+      why: 'createPet',
+    })),
   },
   {
-    weight: 1,
-    arbitrary: duplicatedKeys.map(({ text, valid }) => ({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(text), expect: valid ? ('success' as const) : ('client-error' as const), why: 'createPet, a key repeated' })),
-  },
-  {
-    weight: 1,
-    arbitrary: validNewPet.map((p) => ({
-      method: 'POST', path: '/v1/pets', headers: { Authorization: VALID_AUTH, 'Content-Type': ['application/json', 'application/json'] }, body: Buffer.from(JSON.stringify(p)), expect: 'success' as const, why: 'createPet, Content-Type repeated',
+    weight: 4,
+    arbitrary: invalidNewPetText.map((text) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(text),
+      expect: 'client-error' as const,
+      why: 'createPet, invalid body',
     })),
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(validNewPet, fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'json', 'multipart/form-data; boundary=x')).map(([p, type]) => ({
-      method: 'POST', path: '/v1/pets', headers: bodyHeaders(type), body: Buffer.from(JSON.stringify(p)), expect: 'client-error' as const, why: `createPet as ${type}`,
+    arbitrary: encodedTwice.map((text) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(text),
+      expect: 'client-error' as const,
+      why: 'createPet, encoded twice',
     })),
+  },
+  {
+    weight: 1,
+    arbitrary: propertyEncoded.map(([text, valid]) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(text),
+      expect: valid ? ('success' as const) : ('client-error' as const),
+      why: 'createPet, a property encoded as JSON text',
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: duplicatedKeys.map(({ text, valid }) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(text),
+      expect: valid ? ('success' as const) : ('client-error' as const),
+      why: 'createPet, a key repeated',
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: validNewPet.map((p) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { Authorization: VALID_AUTH, 'Content-Type': ['application/json', 'application/json'] },
+      body: Buffer.from(JSON.stringify(p)),
+      expect: 'success' as const,
+      why: 'createPet, Content-Type repeated',
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        validNewPet,
+        fc.constantFrom(
+          'text/plain',
+          'application/xml',
+          'application/x-www-form-urlencoded',
+          'application/json; charset=latin1',
+          'json',
+          'multipart/form-data; boundary=x',
+        ),
+      )
+      .map(([p, type]) => ({
+        method: 'POST',
+        path: '/v1/pets',
+        headers: bodyHeaders(type),
+        body: Buffer.from(JSON.stringify(p)),
+        expect: 'client-error' as const,
+        why: `createPet as ${type}`,
+      })),
   },
   {
     weight: 1,
     arbitrary: validNewPet.map((p) => {
       const { 'Content-Type': _omit, ...headers } = bodyHeaders();
-      return { method: 'POST', path: '/v1/pets', headers, body: Buffer.from(JSON.stringify(p)), expect: 'client-error' as const, why: 'createPet without Content-Type' };
+      return {
+        method: 'POST',
+        path: '/v1/pets',
+        headers,
+        body: Buffer.from(JSON.stringify(p)),
+        expect: 'client-error' as const,
+        why: 'createPet without Content-Type',
+      };
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), expect: 'client-error' as const, why: 'createPet without a body' }) },
-  { weight: 1, arbitrary: fc.constant({ method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.from(JSON.stringify({ name: 'x'.repeat(BODY_LIMIT_BYTES), categoryId: 1 })), expect: 'client-error' as const, why: 'createPet, huge body' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constant({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      expect: 'client-error' as const,
+      why: 'createPet without a body',
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(JSON.stringify({ name: 'x'.repeat(BODY_LIMIT_BYTES), categoryId: 1 })),
+      expect: 'client-error' as const,
+      why: 'createPet, huge body',
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.uint8Array({ minLength: 1, maxLength: 4 }).map((bytes) => ({
-      method: 'POST', path: '/v1/pets', headers: bodyHeaders(), body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, ...bytes]), Buffer.from('","categoryId":1}')]), expect: 'client-error' as const, why: 'createPet, invalid UTF-8',
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, ...bytes]), Buffer.from('","categoryId":1}')]),
+      expect: 'client-error' as const,
+      why: 'createPet, invalid UTF-8',
     })),
   },
 );
 
 const otherRequest: fc.Arbitrary<Generated> = fc.oneof(
-  fc.constantFrom('DELETE', 'PUT', 'PATCH').map((method) => ({ method, path: '/v1/pets', headers: { Authorization: VALID_AUTH }, expect: 'client-error' as const, why: 'method not allowed' })),
-  fc.constantFrom('/v1/pet', '/v1/pets/1/2', '/v1', '/v2/pets', '/v1/PETS', '/v1/pets/%2e%2e', '/v1/../v1/pets').map((path) => ({ method: 'GET', path, headers: { Authorization: VALID_AUTH }, expect: 'client-error' as const, why: 'unknown path' })),
+  fc.constantFrom('DELETE', 'PUT', 'PATCH').map((method) => ({
+    method,
+    path: '/v1/pets',
+    headers: { Authorization: VALID_AUTH },
+    expect: 'client-error' as const,
+    why: 'method not allowed',
+  })),
+  fc
+    .constantFrom('/v1/pet', '/v1/pets/1/2', '/v1', '/v2/pets', '/v1/PETS', '/v1/pets/%2e%2e', '/v1/../v1/pets')
+    .map((path) => ({ method: 'GET', path, headers: { Authorization: VALID_AUTH }, expect: 'client-error' as const, why: 'unknown path' })),
 );
 
 /** Any of the above, with the valid key swapped for a missing, malformed, wrong or duplicated one. */
@@ -225,7 +451,12 @@ const unauthenticated: fc.Arbitrary<Generated> = fc
     const { Authorization: _omit, ...rest } = g.headers;
     // Outside the API root (/v2/…) there is nothing to authenticate against: 404 as before.
     const underApi = g.path === '/v1' || g.path.startsWith('/v1/') || g.path.startsWith('/v1?');
-    return { ...g, headers: { ...rest, ...authHeaders }, expect: underApi ? ('unauthorized' as const) : g.expect, why: `${g.why}, bad key` };
+    return {
+      ...g,
+      headers: { ...rest, ...authHeaders },
+      expect: underApi ? ('unauthorized' as const) : g.expect,
+      why: `${g.why}, bad key`,
+    };
   });
 
 const anyRequest = fc.oneof(
@@ -249,15 +480,23 @@ describe('spec-driven fuzzing', () => {
         if (res.status >= 500) throw new Error(`5xx: ${what}`);
         checker.check(g.method, g.path, { status: res.status, body, headers: res.headers });
         const ok =
-          g.expect === 'success' ? res.status === (g.method === 'POST' ? 201 : 200)
-          : g.expect === 'found-or-not' ? res.status === 200 || res.status === 404
-          : g.expect === 'unauthorized' ? res.status === 401
-          : res.status >= 400 && res.status < 500 && res.status !== 401;
+          g.expect === 'success'
+            ? res.status === (g.method === 'POST' ? 201 : 200)
+            : g.expect === 'found-or-not'
+              ? res.status === 200 || res.status === 404
+              : g.expect === 'unauthorized'
+                ? res.status === 401
+                : res.status >= 400 && res.status < 500 && res.status !== 401;
         if (!ok) throw new Error(`expected ${g.expect}: ${what}`);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
-    console.log(`fuzzing results (expected → status: count):\n  ${[...tally].sort().map(([k, v]) => `${k}: ${v}`).join('\n  ')}`);
+    console.log(
+      `fuzzing results (expected → status: count):\n  ${[...tally]
+        .sort()
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n  ')}`,
+    );
     // Both sides were exercised.
     expect(tally.get('success → 201')).toBeGreaterThan(RUNS / 20);
     expect([...tally.keys()].some((k) => k.startsWith('client-error → 4'))).toBe(true);

@@ -42,14 +42,26 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(stub).toContain('countPets: GET /pets/count (Count animals)');
     const todo = project.read('test/countPets.test.ts');
     expect(todo).toContain("describe('countPets: GET /pets/count', () => {");
-    for (const line of ['"200: The count."', '"401: Missing or invalid API key."', '"429: This API key is over its rate limit; retry after the given delay."', '"501: This build does not implement the operation yet: `npm run generate` made a"', '"default: Any other failure, for example 405 (method not allowed on a known path,"']) {
+    for (const line of [
+      "'200: The count.'",
+      "'401: Missing or invalid API key.'",
+      "'429: This API key is over its rate limit; retry after the given delay.'",
+      "'501: This build does not implement the operation yet: `npm run generate` made a'",
+      "'default: Any other failure, for example 405 (method not allowed on a known path,'",
+    ]) {
       expect(todo).toContain(`test.todo(${line});`);
     }
     expect(generate('--check').status).toBe(0);
-  });
+    // What it writes meets the project's lint and format standard as it stands.
+    const lint = project.run(['eslint', 'src/handlers/countPets.ts', 'test/countPets.test.ts']);
+    expect(`${lint.stdout}${lint.stderr}`).toBe('');
+    expect(lint.status).toBe(0);
+    expect(project.run(['prettier', '--check', 'src/handlers/countPets.ts', 'test/countPets.test.ts']).status).toBe(0);
+  }, 60_000);
 
   test('it never touches a file a person may have changed, and says there is nothing to do', () => {
-    const mine = "import type { OperationHandler } from './types';\n\n// mine\nexport const countPets: OperationHandler<'countPets'> = async () => ({ status: 200, body: { count: 0 } });\n";
+    const mine =
+      "import type { OperationHandler } from './types';\n\n// mine\nexport const countPets: OperationHandler<'countPets'> = async () => ({ status: 200, body: { count: 0 } });\n";
     project.write('src/handlers/countPets.ts', mine);
     project.write('test/countPets.test.ts', '// mine too\n');
     const r = generate();
@@ -66,7 +78,9 @@ describe('npm run generate, after an operation was added to the spec', () => {
     try {
       const r = generate();
       expect(r.stdout).toContain('updated generated/handlers.ts');
-      expect(r.stdout).toContain('warning: src/handlers/countPets.ts names no operation of the spec, so it is not registered and never runs');
+      expect(r.stdout).toContain(
+        'warning: src/handlers/countPets.ts names no operation of the spec, so it is not registered and never runs',
+      );
       expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(true);
     } finally {
       project.write('spec/openapi.yaml', spec);
@@ -87,12 +101,15 @@ describe('npm run generate, after an operation was added to the spec', () => {
   });
 
   test('--watch regenerates on each save of the spec and prints what changed; a half-written save is reported, not fatal', async () => {
-    const child = spawn(project.file('node_modules/.bin/ts-node'), [...GENERATE.slice(1), '--watch'], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(project.file('node_modules/.bin/ts-node'), [...GENERATE.slice(1), '--watch'], {
+      cwd: project.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     const waitFor = async (text: string) => {
-      for (const deadline = Date.now() + 20_000; !output.includes(text); ) {
+      for (const deadline = Date.now() + 20_000; !output.includes(text);) {
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${text}" in:\n${output}`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -102,7 +119,13 @@ describe('npm run generate, after an operation was added to the spec', () => {
       await waitFor('watching spec/ for changes');
       project.write('spec/openapi.yaml', `${spec}\n  : [broken`);
       await waitFor('spec saved, not generated:');
-      project.write('spec/openapi.yaml', spec.replace('  /pets/count:\n    get:\n      operationId: countPets', '  /pets/count:\n    delete:\n      operationId: resetCount\n      responses:\n        "204": { description: Reset. }\n    get:\n      operationId: countPets'));
+      project.write(
+        'spec/openapi.yaml',
+        spec.replace(
+          '  /pets/count:\n    get:\n      operationId: countPets',
+          '  /pets/count:\n    delete:\n      operationId: resetCount\n      responses:\n        "204": { description: Reset. }\n    get:\n      operationId: countPets',
+        ),
+      );
       await waitFor('created test/resetCount.test.ts');
       expect(output).toContain('operations added: resetCount');
       expect(output).toContain('updated generated/handlers.ts');

@@ -29,7 +29,11 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
     await t.sql`DELETE FROM schema_migrations WHERE version = ${m.version}`;
     try {
       const res = await t.api.get('/readyz').expect(503);
-      expect(res.body).toEqual({ code: 'service_unavailable', message: `Migrations pending: the database is at ${m.version - 1}, this build needs ${m.version}`, status: 503 });
+      expect(res.body).toEqual({
+        code: 'service_unavailable',
+        message: `Migrations pending: the database is at ${m.version - 1}, this build needs ${m.version}`,
+        status: 503,
+      });
       expect(res.headers['retry-after']).toBe('1');
     } finally {
       await t.sql`INSERT INTO schema_migrations (version, name, checksum) VALUES (${m.version}, ${m.name}, ${m.checksum})`;
@@ -40,7 +44,12 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
     const spec = await loadSpec();
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     try {
-      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging });
+      const app = await createApp({
+        spec,
+        apiKeys: [API_KEY],
+        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
+        logging: captureLogs('silent').logging,
+      });
       const api = contractClient(app, await ContractChecker.create(spec));
       await api.get('/readyz').expect(503);
       await api.get('/healthz').expect(200);

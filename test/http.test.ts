@@ -6,7 +6,17 @@ import { loadSpec } from '../src/contract/spec';
 import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { ContractChecker } from '../src/contract/responses';
-import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, listenOnLoopback, startTestApp } from './support/harness';
+import {
+  API_KEY,
+  OTHER_API_KEY,
+  type TestApp,
+  auth,
+  buildNewPet,
+  captureLogs,
+  contractClient,
+  listenOnLoopback,
+  startTestApp,
+} from './support/harness';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,13 +39,38 @@ describe('authentication (bearer API keys)', () => {
       ['no Authorization header', undefined, 'Missing API key', 'Bearer realm="animal-store"'],
       ['an empty header', '', 'Missing API key', 'Bearer realm="animal-store"'],
       ['an unknown key', 'Bearer not-a-valid-key-123456', 'Invalid API key', 'Bearer realm="animal-store", error="invalid_token"'],
-      ['a key for another scheme', `Basic ${API_KEY}`, 'Malformed Authorization header', 'Bearer realm="animal-store", error="invalid_token"'],
+      [
+        'a key for another scheme',
+        `Basic ${API_KEY}`,
+        'Malformed Authorization header',
+        'Bearer realm="animal-store", error="invalid_token"',
+      ],
       ['the scheme without a key', 'Bearer', 'Malformed Authorization header', 'Bearer realm="animal-store", error="invalid_token"'],
       ['the key without a scheme', API_KEY, 'Malformed Authorization header', 'Bearer realm="animal-store", error="invalid_token"'],
-      ['a key with a space in it', `Bearer ${API_KEY} x`, 'Malformed Authorization header', 'Bearer realm="animal-store", error="invalid_token"'],
-      ['a key with characters outside the token grammar', 'Bearer abc"def', 'Malformed Authorization header', 'Bearer realm="animal-store", error="invalid_token"'],
-      ['a prefix of a valid key', `Bearer ${API_KEY.slice(0, -1)}`, 'Invalid API key', 'Bearer realm="animal-store", error="invalid_token"'],
-      ['a valid key with one more character', `Bearer ${API_KEY}x`, 'Invalid API key', 'Bearer realm="animal-store", error="invalid_token"'],
+      [
+        'a key with a space in it',
+        `Bearer ${API_KEY} x`,
+        'Malformed Authorization header',
+        'Bearer realm="animal-store", error="invalid_token"',
+      ],
+      [
+        'a key with characters outside the token grammar',
+        'Bearer abc"def',
+        'Malformed Authorization header',
+        'Bearer realm="animal-store", error="invalid_token"',
+      ],
+      [
+        'a prefix of a valid key',
+        `Bearer ${API_KEY.slice(0, -1)}`,
+        'Invalid API key',
+        'Bearer realm="animal-store", error="invalid_token"',
+      ],
+      [
+        'a valid key with one more character',
+        `Bearer ${API_KEY}x`,
+        'Invalid API key',
+        'Bearer realm="animal-store", error="invalid_token"',
+      ],
     ])('when the request has %s, then 401 with a Bearer challenge', async (_what, header, message, challenge) => {
       const req = t.api[method](path);
       if (header !== undefined) req.set('Authorization', header);
@@ -45,9 +80,12 @@ describe('authentication (bearer API keys)', () => {
     });
   });
 
-  test.each([['Bearer'], ['bearer'], ['BEARER'], ['bEaReR']])('when the scheme word is written %s, then the key is accepted', async (scheme) => {
-    await t.api.get('/v1/pets').set('Authorization', `${scheme} ${API_KEY}`).expect(200);
-  });
+  test.each([['Bearer'], ['bearer'], ['BEARER'], ['bEaReR']])(
+    'when the scheme word is written %s, then the key is accepted',
+    async (scheme) => {
+      await t.api.get('/v1/pets').set('Authorization', `${scheme} ${API_KEY}`).expect(200);
+    },
+  );
 
   test('when any of the configured keys is sent, then it is accepted', async () => {
     await t.api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(200);
@@ -60,10 +98,15 @@ describe('authentication (bearer API keys)', () => {
       // Written by hand: HTTP clients merge or refuse repeated Authorization headers.
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = createConnection({ host: '127.0.0.1', port }, () => {
-          socket.end(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`);
+          socket.end(
+            `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nAuthorization: Bearer other\r\nConnection: close\r\n\r\n`,
+          );
         });
         let text = '';
-        socket.on('data', (c) => (text += c)).on('end', () => resolve(text)).on('error', reject);
+        socket
+          .on('data', (c: Buffer) => (text += c.toString()))
+          .on('end', () => resolve(text))
+          .on('error', reject);
       });
       const res = { status: Number(raw.split(' ')[1]), body: raw.slice(raw.indexOf('\r\n\r\n') + 4) };
       expect(res.status).toBe(401);
@@ -98,7 +141,11 @@ describe('routing', () => {
   ] as const)('when %s %s is asked, then 405 with Allow: %s', async (method, path, allow) => {
     const res = await t.api[method](path).set(auth()).expect(405);
     expect(res.headers.allow).toBe(allow);
-    expect(res.body).toEqual({ code: 'method_not_allowed', message: `${method.toUpperCase()} is not allowed here; allowed: ${allow}`, status: 405 });
+    expect(res.body).toEqual({
+      code: 'method_not_allowed',
+      message: `${method.toUpperCase()} is not allowed here; allowed: ${allow}`,
+      status: 405,
+    });
   });
 
   test('when listPets is asked with HEAD, then 200 with headers and no body', async () => {
@@ -121,7 +168,13 @@ describe('faults', () => {
       expect(res.body).toEqual({ code: 'internal_error', message: 'An unexpected error occurred', status: 500 });
       expect(res.text).not.toMatch(/pets|relation|select|postgres/i);
       const line = t.logs().find((l) => l.res?.statusCode === 500);
-      expect(line).toMatchObject({ level: 50, msg: 'request failed', req: { method: 'GET', path: '/v1/pets' }, operationId: 'listPets', err: { code: '42P01', stack: expect.stringContaining('relation "pets" does not exist') } });
+      expect(line).toMatchObject({
+        level: 50,
+        msg: 'request failed',
+        req: { method: 'GET', path: '/v1/pets' },
+        operationId: 'listPets',
+        err: { code: '42P01', stack: expect.stringContaining('relation "pets" does not exist') },
+      });
     } finally {
       await t.sql`ALTER TABLE pets_moved RENAME TO pets`;
     }
@@ -134,7 +187,12 @@ describe('faults', () => {
     const logs = captureLogs('info');
     beforeAll(async () => {
       const spec = await loadSpec();
-      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: logs.logging });
+      const app = await createApp({
+        spec,
+        apiKeys: [API_KEY],
+        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
+        logging: logs.logging,
+      });
       api = contractClient(app, await ContractChecker.create(spec));
     });
     afterAll(() => sql.end());
@@ -177,7 +235,13 @@ describe('faults', () => {
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
       const spec = await loadSpec();
-      const app = await createApp({ spec, apiKeys: [API_KEY], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging, deadlineMs });
+      const app = await createApp({
+        spec,
+        apiKeys: [API_KEY],
+        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
+        logging: captureLogs('silent').logging,
+        deadlineMs,
+      });
       const api = contractClient(app, await ContractChecker.create(spec));
       const started = Date.now();
       const res = await api.get('/v1/pets').set(auth()).expect(503);

@@ -36,14 +36,15 @@ function raw(parts: string[], gapMs = 0): Promise<RawResponse> {
     const started = Date.now();
     const socket = createConnection({ host: '127.0.0.1', port });
     let text = '';
-    socket.on('connect', async () => {
+    const send = async () => {
       for (const part of parts) {
         if (socket.destroyed) return;
         socket.write(part);
         if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
       }
-    });
-    socket.on('data', (c) => (text += c));
+    };
+    socket.on('connect', () => void send());
+    socket.on('data', (c: Buffer) => (text += c.toString()));
     socket.on('error', reject);
     socket.on('close', () => {
       const [head = '', ...rest] = text.split('\r\n\r\n');
@@ -99,7 +100,10 @@ describe('security headers for a JSON API', () => {
 
 describe('slow and oversized clients', () => {
   test('when the headers arrive too slowly, then 408 with the Error body and the connection is closed', async () => {
-    const res = await raw(['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', 'X-Slow: 1\r\n', 'X-Slow: 2\r\n', 'X-Slow: 3\r\n', 'X-Slow: 4\r\n', '\r\n'], 200);
+    const res = await raw(
+      ['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', 'X-Slow: 1\r\n', 'X-Slow: 2\r\n', 'X-Slow: 3\r\n', 'X-Slow: 4\r\n', '\r\n'],
+      200,
+    );
     expect(res.status).toBe(408);
     expect(JSON.parse(res.body)).toEqual({ code: 'request_timeout', message: 'The request was not received in time', status: 408 });
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -120,7 +124,11 @@ describe('slow and oversized clients', () => {
   test('when the headers are larger than 16 KiB, then 431 with the Error body', async () => {
     const res = await raw([`GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`]);
     expect(res.status).toBe(431);
-    expect(JSON.parse(res.body)).toEqual({ code: 'header_fields_too_large', message: 'The request headers are larger than 16 KiB', status: 431 });
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'header_fields_too_large',
+      message: 'The request headers are larger than 16 KiB',
+      status: 431,
+    });
   });
 
   test('when the request is not HTTP, then 400 with the Error body', async () => {
@@ -129,7 +137,7 @@ describe('slow and oversized clients', () => {
     expect(JSON.parse(res.body)).toEqual({ code: 'bad_request', message: 'The request is not valid HTTP/1.1', status: 400 });
   });
 
-  test('the keep-alive timeout outlasts a load balancer\'s 60 s idle timeout', () => {
+  test("the keep-alive timeout outlasts a load balancer's 60 s idle timeout", () => {
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.headersTimeout).toBe(TIMEOUTS.headersTimeoutMs);
     expect(server.requestTimeout).toBe(TIMEOUTS.requestTimeoutMs);

@@ -48,7 +48,13 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const key = newKey();
     const body = buildNewPet();
     await create(body, key).expect(201);
-    await t.api.post('/v1/pets').set(auth()).set('Idempotency-Key', key).set('Content-Type', 'application/json').send(JSON.stringify(body, null, 2)).expect(422);
+    await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Idempotency-Key', key)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(body, null, 2))
+      .expect(422);
   });
 
   test('when another API key uses the same Idempotency-Key, then it is a separate request: keys are scoped to the caller', async () => {
@@ -60,7 +66,7 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
   });
 
-  test('when the key is sent in the draft\'s quoted form, then it is the same key as the bare form', async () => {
+  test("when the key is sent in the draft's quoted form, then it is the same key as the bare form", async () => {
     const key = newKey();
     const body = buildNewPet();
     const bare = await create(body, key).expect(201);
@@ -77,7 +83,9 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const second = await create(body, key).expect(201);
     expect(second.body.id).not.toBe(first.body.id);
     expect(second.headers['idempotent-replayed']).toBeUndefined();
-    const rows = await t.sql<{ alive: boolean }[]>`SELECT expires_at > now() AS alive FROM idempotency_keys WHERE owner = ${owner(API_KEY)} AND key = ${key}`;
+    const rows = await t.sql<
+      { alive: boolean }[]
+    >`SELECT expires_at > now() AS alive FROM idempotency_keys WHERE owner = ${owner(API_KEY)} AND key = ${key}`;
     expect(rows.map((r) => r.alive)).toEqual([true]);
   });
 
@@ -102,7 +110,12 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     ['a non-ASCII character', 'clé'],
   ])('when the key has %s, then 400 names the header', async (_what, key) => {
     const body = buildNewPet();
-    const res = await t.api.post('/v1/pets').set(auth()).set('Idempotency-Key', Buffer.from(key, 'utf8').toString('latin1')).send(body).expect(400);
+    const res = await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Idempotency-Key', Buffer.from(key, 'utf8').toString('latin1'))
+      .send(body)
+      .expect(400);
     expect(res.body.message).toMatch(/Idempotency-Key/i);
     expect(await petsNamed(body.name)).toEqual([]);
   });
@@ -119,22 +132,29 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
   });
 
   // Needs a second session to hold the key's lock while the request arrives; PGlite serves one.
-  (process.env.TEST_DB_MODE === 'server' ? test : test.skip)('when a request with the same key is still being processed, then 409, and once it is done the response is replayed', async () => {
-    const key = newKey();
-    const body = buildNewPet();
-    const other = await t.sql.reserve();
-    try {
-      // What the first request's transaction holds while it runs.
-      await other`SELECT pg_advisory_lock(hashtextextended(${owner(API_KEY)} || ':' || ${key}, 727002))`;
-      const res = await create(body, key).expect(409);
-      expect(res.body).toEqual({ code: 'idempotency_key_in_use', message: expect.stringContaining('still being processed'), status: 409 });
-      await other`SELECT pg_advisory_unlock_all()`;
-    } finally {
-      other.release();
-    }
-    const done = await create(body, key).expect(201);
-    expect(await petsNamed(body.name)).toEqual([done.body]);
-  });
+  (process.env.TEST_DB_MODE === 'server' ? test : test.skip)(
+    'when a request with the same key is still being processed, then 409, and once it is done the response is replayed',
+    async () => {
+      const key = newKey();
+      const body = buildNewPet();
+      const other = await t.sql.reserve();
+      try {
+        // What the first request's transaction holds while it runs.
+        await other`SELECT pg_advisory_lock(hashtextextended(${owner(API_KEY)} || ':' || ${key}, 727002))`;
+        const res = await create(body, key).expect(409);
+        expect(res.body).toEqual({
+          code: 'idempotency_key_in_use',
+          message: expect.stringContaining('still being processed'),
+          status: 409,
+        });
+        await other`SELECT pg_advisory_unlock_all()`;
+      } finally {
+        other.release();
+      }
+      const done = await create(body, key).expect(201);
+      expect(await petsNamed(body.name)).toEqual([done.body]);
+    },
+  );
 
   test('the sweep deletes expired records and past rate-limit windows, and keeps the live ones', async () => {
     const live = newKey();
@@ -145,7 +165,13 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const now = Math.floor(Date.now() / 1000);
     await t.sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES ('old-window', ${now - 2 * 86_400}, 5), ('this-window', ${now}, 5)`;
     await sweepExpired(t.sql);
-    expect((await t.sql<{ key: string }[]>`SELECT key FROM idempotency_keys WHERE key IN (${live}, ${stale})`).map((r) => r.key)).toEqual([live]);
-    expect((await t.sql<{ owner: string }[]>`SELECT owner FROM rate_limit_counts WHERE owner IN ('old-window', 'this-window')`).map((r) => r.owner)).toEqual(['this-window']);
+    expect((await t.sql<{ key: string }[]>`SELECT key FROM idempotency_keys WHERE key IN (${live}, ${stale})`).map((r) => r.key)).toEqual([
+      live,
+    ]);
+    expect(
+      (await t.sql<{ owner: string }[]>`SELECT owner FROM rate_limit_counts WHERE owner IN ('old-window', 'this-window')`).map(
+        (r) => r.owner,
+      ),
+    ).toEqual(['this-window']);
   });
 });

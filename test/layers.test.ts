@@ -44,7 +44,9 @@ describe('the layers of src/', () => {
 describe('generated/', () => {
   test('the handler registry imports the handlers of src/handlers/ and nothing else', () => {
     const file = path.join(projectRoot, 'generated', 'handlers.ts');
-    const targets = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) => path.relative(projectRoot, path.resolve(path.dirname(file), m[1] as string)));
+    const targets = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) =>
+      path.relative(projectRoot, path.resolve(path.dirname(file), m[1] as string)),
+    );
     expect(targets.length).toBeGreaterThan(1);
     expect(targets.filter((t) => !t.startsWith(`src${path.sep}handlers${path.sep}`))).toEqual([]);
   });
@@ -52,32 +54,44 @@ describe('generated/', () => {
 
 describe('scripts/', () => {
   const scripts = sourceFiles(path.join(projectRoot, 'scripts'));
-  const importsOf = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) => path.resolve(path.dirname(file), m[1] as string));
+  const importsOf = (file: string) =>
+    [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) =>
+      path.resolve(path.dirname(file), m[1] as string),
+    );
 
   test('import nothing from test/ (what both need lives in src/ or scripts/lib/)', () => {
-    const offences = scripts.flatMap((file) => importsOf(file).filter((target) => target.startsWith(path.join(projectRoot, 'test'))).map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`));
+    const offences = scripts.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith(path.join(projectRoot, 'test')))
+        .map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`),
+    );
     expect(offences).toEqual([]);
   });
 
   test('the contract checks do not load the app to check the handlers', () => {
     const offences = scripts
       .filter((file) => file.startsWith(path.join(projectRoot, 'scripts', 'contract')) || file.endsWith('contract.ts'))
-      .flatMap((file) => importsOf(file).filter((target) => target === path.join(src, 'app') || target === path.join(src, 'main')).map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`));
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => target === path.join(src, 'app') || target === path.join(src, 'main'))
+          .map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`),
+      );
     expect(offences).toEqual([]);
   });
 });
 
 describe('libraries are used through their public API', () => {
-  test('no source assigns to a library object\'s members or reads private symbols', () => {
+  test("no source assigns to a library object's members or reads private symbols", () => {
     const offences = files.flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
         .map((line, i) => ({ line: line.trim(), at: `${path.relative(projectRoot, file)}:${i + 1}` }))
-        .filter(({ line }) =>
-          // backend.router.x = …, api.validator.y = …, router.z = … (not ==, not =>)
-          /\b(router|validator|backend|api)\.[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*\s*=(?![=>])/.test(line) ||
-          // pino's internals, and any cast that reaches past a library type to its privates
-          /pino\.symbols|Symbol\.for\('pino|as unknown as (Record<symbol|\{[^}]*\(\))/.test(line),
+        .filter(
+          ({ line }) =>
+            // backend.router.x = …, api.validator.y = …, router.z = … (not ==, not =>)
+            /\b(router|validator|backend|api)\.[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*\s*=(?![=>])/.test(line) ||
+            // pino's internals, and any cast that reaches past a library type to its privates
+            /pino\.symbols|Symbol\.for\('pino|as unknown as (Record<symbol|\{[^}]*\(\))/.test(line),
         )
         .map(({ at, line }) => `${at}: ${line}`),
     );
@@ -95,6 +109,10 @@ describe('libraries are used through their public API', () => {
       }
       return Object.getOwnPropertyNames(object).filter((name) => methods.has(name));
     };
-    expect({ backend: shadowed(backend), router: shadowed(backend.router), validator: shadowed(backend.validator) }).toEqual({ backend: [], router: [], validator: [] });
+    expect({ backend: shadowed(backend), router: shadowed(backend.router), validator: shadowed(backend.validator) }).toEqual({
+      backend: [],
+      router: [],
+      validator: [],
+    });
   });
 });

@@ -9,7 +9,10 @@ afterAll(() => t.close());
 beforeEach(() => t.sql`TRUNCATE pets RESTART IDENTITY`);
 
 const arrange = (count: number, status: (i: number) => Pet['status'] = (i) => petStatusValues[i % 3] ?? 'available') =>
-  insertPets(t.sql, Array.from({ length: count }, (_, i) => ({ name: `Animal ${i}`, categoryId: i + 1, status: status(i) })));
+  insertPets(
+    t.sql,
+    Array.from({ length: count }, (_, i) => ({ name: `Animal ${i}`, categoryId: i + 1, status: status(i) })),
+  );
 
 describe('GET /v1/pets (listPets)', () => {
   test('when the store is empty, then it answers 200 with an empty array', async () => {

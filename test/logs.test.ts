@@ -15,16 +15,18 @@ describe('request logs (pino, one JSON line per request)', () => {
     const res = await t.api.post('/v1/pets').set(auth()).set('X-Request-Id', 'req-create-1').send(buildNewPet()).expect(201);
     expect(res.headers['x-request-id']).toBe('req-create-1');
     const line = lineFor('req-create-1');
-    expect(line).toEqual(expect.objectContaining({
-      level: 30,
-      msg: 'request completed',
-      req: { id: 'req-create-1', method: 'POST', path: '/v1/pets' },
-      res: { statusCode: 201 },
-      route: '/v1/pets',
-      operationId: 'createPet',
-      apiKey: expect.stringMatching(/^key:[0-9a-f]{8}$/),
-      responseTime: expect.any(Number),
-    }));
+    expect(line).toEqual(
+      expect.objectContaining({
+        level: 30,
+        msg: 'request completed',
+        req: { id: 'req-create-1', method: 'POST', path: '/v1/pets' },
+        res: { statusCode: 201 },
+        route: '/v1/pets',
+        operationId: 'createPet',
+        apiKey: expect.stringMatching(/^key:[0-9a-f]{8}$/),
+        responseTime: expect.any(Number),
+      }),
+    );
     const all = JSON.stringify(t.logs());
     expect(all).not.toContain('test-key-0123456789abcdef');
     expect(all).not.toMatch(/authorization/i);
@@ -40,7 +42,9 @@ describe('request logs (pino, one JSON line per request)', () => {
 
   test('the route is the template, not the URL, and a refused caller has no key identity', async () => {
     const res = await t.api.get('/v1/pets/12345').expect(401);
-    expect(lineFor(res.headers['x-request-id'])).toEqual(expect.objectContaining({ route: '/v1/pets/{petId}', operationId: 'getPet', res: { statusCode: 401 } }));
+    expect(lineFor(res.headers['x-request-id'])).toEqual(
+      expect.objectContaining({ route: '/v1/pets/{petId}', operationId: 'getPet', res: { statusCode: 401 } }),
+    );
     expect(lineFor(res.headers['x-request-id'])?.apiKey).toBeUndefined();
   });
 });
@@ -50,8 +54,22 @@ describe('the request line writer (src/ops/logger.ts)', () => {
   // it must be the line pino would have written, byte for byte, whatever the logging's settings.
   const sameTime = (line: string) => line.replace(/"time":("[^"]*"|\d+)/, '"time":0');
   const fieldSets: RequestLogFields[] = [
-    { req: { id: 'req-1', method: 'GET', path: '/v1/pets' }, res: { statusCode: 200 }, responseTime: 3, operationId: 'listPets', route: '/v1/pets', apiKey: 'key:0123abcd' },
-    { req: { id: 'a"b\\c\u0001', method: 'DELETE', path: '/v1/pets/"%22\\' }, res: { statusCode: 405 }, responseTime: 0, operationId: undefined, route: '/v1/pets', apiKey: undefined },
+    {
+      req: { id: 'req-1', method: 'GET', path: '/v1/pets' },
+      res: { statusCode: 200 },
+      responseTime: 3,
+      operationId: 'listPets',
+      route: '/v1/pets',
+      apiKey: 'key:0123abcd',
+    },
+    {
+      req: { id: 'a"b\\c\u0001', method: 'DELETE', path: '/v1/pets/"%22\\' },
+      res: { statusCode: 405 },
+      responseTime: 0,
+      operationId: undefined,
+      route: '/v1/pets',
+      apiKey: undefined,
+    },
     { req: { id: 'x', method: 'GET', path: '/nowhere' }, res: { statusCode: 404 }, responseTime: 12 },
   ];
   test.each<[string, Omit<LoggingOptions, 'level' | 'destination'>]>([

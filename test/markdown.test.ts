@@ -30,7 +30,12 @@ export function headingIds(markdown: string): Set<string> {
   return ids;
 }
 
-const files = [path.join(projectRoot, 'README.md'), ...markdownFiles(path.join(projectRoot, 'docs')), ...markdownFiles(path.join(projectRoot, 'src')), ...markdownFiles(path.join(projectRoot, 'patches'))];
+const files = [
+  path.join(projectRoot, 'README.md'),
+  ...markdownFiles(path.join(projectRoot, 'docs')),
+  ...markdownFiles(path.join(projectRoot, 'src')),
+  ...markdownFiles(path.join(projectRoot, 'patches')),
+];
 
 describe('links in the README and docs', () => {
   test('the README stays short: at most 150 lines, the rest in docs/', () => {
@@ -38,7 +43,12 @@ describe('links in the README and docs', () => {
   });
 
   test('heading ids follow GitHub', () => {
-    expect([...headingIds('# A\n## Stubs in production: `ALLOW_STUBS`\n## Run it\n## Run it\n```\n# not a heading\n```\n')]).toEqual(['a', 'stubs-in-production-allow_stubs', 'run-it', 'run-it-1']);
+    expect([...headingIds('# A\n## Stubs in production: `ALLOW_STUBS`\n## Run it\n## Run it\n```\n# not a heading\n```\n')]).toEqual([
+      'a',
+      'stubs-in-production-allow_stubs',
+      'run-it',
+      'run-it-1',
+    ]);
   });
 
   test.each(files.map((f) => [path.relative(projectRoot, f), f]))('%s: every relative link and anchor resolves', (_name, file) => {
@@ -52,7 +62,8 @@ describe('links in the README and docs', () => {
         broken.push(`${target}: no such file`);
         continue;
       }
-      if (anchor !== undefined && !headingIds(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${target}: no heading with that id`);
+      if (anchor !== undefined && !headingIds(readFileSync(resolved, 'utf8')).has(anchor))
+        broken.push(`${target}: no heading with that id`);
     }
     expect(broken).toEqual([]);
   });

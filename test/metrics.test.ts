@@ -51,7 +51,11 @@ describe('GET /metrics with METRICS_TOKEN', () => {
 
   test('without the token: 401; with an API key instead: 401; with the token: 200', async () => {
     const missing = await supertest(t.app).get('/metrics').expect(401);
-    expect(missing.body).toEqual({ code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', status: 401 });
+    expect(missing.body).toEqual({
+      code: 'unauthorized',
+      message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
+      status: 401,
+    });
     await supertest(t.app).get('/metrics').set(auth()).expect(401);
     await supertest(t.app).get('/metrics').set('Authorization', 'Bearer metrics-token-0123456789').expect(200);
   });

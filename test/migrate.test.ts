@@ -17,8 +17,10 @@ afterEach(async () => {
 });
 
 const tables = async () =>
-  (await sql<{ table_name: string }[]>`
-    SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`).map((r) => r.table_name);
+  (
+    await sql<{ table_name: string }[]>`
+    SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`
+  ).map((r) => r.table_name);
 
 describe('migrations', () => {
   test('when the database is empty, then every migration is applied once and recorded', async () => {
@@ -47,7 +49,9 @@ describe('migrations', () => {
   test('when an applied migration was edited since, then start-up is refused', async () => {
     await migrate(sql);
     const edited = readMigrations().map((m, i) => (i === 0 ? { ...m, checksum: 'changed' } : m));
-    await expect(migrate(sql, edited)).rejects.toThrow('Migration 1 (create_pets) was edited after it was applied; add a new migration instead');
+    await expect(migrate(sql, edited)).rejects.toThrow(
+      'Migration 1 (create_pets) was edited after it was applied; add a new migration instead',
+    );
   });
 
   test('when the database has a migration this code does not know, then start-up is refused', async () => {
@@ -57,7 +61,10 @@ describe('migrations', () => {
   });
 
   test('when a migration fails, then none of the batch is applied', async () => {
-    const broken = [...readMigrations(), { version: 2, name: 'broken', sql: 'CREATE TABLE extra (id int); SELECT no_such_function();', checksum: 'b' }];
+    const broken = [
+      ...readMigrations(),
+      { version: 2, name: 'broken', sql: 'CREATE TABLE extra (id int); SELECT no_such_function();', checksum: 'b' },
+    ];
     await expect(migrate(sql, broken)).rejects.toThrow(/no_such_function/);
     expect(await tables()).toEqual([]);
   });

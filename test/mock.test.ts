@@ -10,12 +10,18 @@ let doc: Record<string, any>;
 let api: ApiClient;
 beforeAll(async () => {
   spec = await loadSpec();
-  doc = spec.document as unknown as Record<string, any>;
-  const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: [API_KEY], logging: captureLogs('silent').logging });
+  doc = spec.document;
+  const app = await createApp({
+    spec,
+    handlers: await createMockHandlers(spec),
+    apiKeys: [API_KEY],
+    logging: captureLogs('silent').logging,
+  });
   api = contractClient(app, await ContractChecker.create(spec));
 });
 
-const example = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].example;
+const example = (path: string, method: string, status: string) =>
+  doc.paths[path][method].responses[status].content['application/json'].example;
 
 describe('mock mode (npm run mock)', () => {
   test.each([

@@ -33,7 +33,12 @@ const planNodes = (rows: readonly Record<string, unknown>[]): PlanNode[] => {
 
 const planOf = async (status: string) => {
   // The statement src/store/pets.ts sends for GET /v1/pets?status=…&limit=100
-  return planNodes(await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 ORDER BY id LIMIT $2`, [status, 100]));
+  return planNodes(
+    await t.sql.unsafe(
+      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 ORDER BY id LIMIT $2`,
+      [status, 100],
+    ),
+  );
 };
 
 test('a rare status in id order is an index scan on pets_status_id_idx, with no sort', async () => {
@@ -49,7 +54,9 @@ test('a common status in id order is an index scan, with no sort', async () => {
 });
 
 test('the unfiltered list in id order is an index scan on the primary key, with no sort', async () => {
-  const plan = planNodes(await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]));
+  const plan = planNodes(
+    await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]),
+  );
   expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
   expect(plan.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'pets_pkey')).toBe(true);
 });

@@ -16,7 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const parse = (header: string | undefined) => Object.fromEntries((header ?? '').split(';').slice(1).map((p) => p.split('=')).map(([k, v]) => [k, Number(v)]));
+const parse = (header: string | undefined) =>
+  Object.fromEntries(
+    (header ?? '')
+      .split(';')
+      .slice(1)
+      .map((p) => p.split('='))
+      .map(([k, v]) => [k, Number(v)]),
+  );
 
 describe('rate limiting per API key', () => {
   test('when a key makes more requests than its limit, then the excess gets 429 with Retry-After and the RateLimit headers', async () => {
@@ -67,7 +74,13 @@ describe('rate limiting per API key', () => {
     const { logging } = captureLogs('silent');
     const spec = await loadSpec();
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
-    const app = await createApp({ spec, apiKeys: [API_KEY, OTHER_API_KEY], handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })), logging, rateLimiter });
+    const app = await createApp({
+      spec,
+      apiKeys: [API_KEY, OTHER_API_KEY],
+      handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })),
+      logging,
+      rateLimiter,
+    });
     const api = contractClient(app, await ContractChecker.create(spec));
     await api.get('/v1/pets').set(auth()).expect(429);
     // …and counts what it lets through where the first instance sees it.

@@ -33,7 +33,9 @@ describeWithThrowawayPostgres('two instances on one database', () => {
     expect(results.map((r) => r.status)).toEqual(Array(80).fill(201));
     const ids = results.map((r) => r.body.id);
     expect(new Set(ids).size).toBe(80);
-    const fromOther = await Promise.all(results.map((r, i) => call(`${(i % 2 ? b : a).baseUrl}/pets/${r.body.id}`, { headers: json(WRITER) })));
+    const fromOther = await Promise.all(
+      results.map((r, i) => call(`${(i % 2 ? b : a).baseUrl}/pets/${r.body.id}`, { headers: json(WRITER) })),
+    );
     expect(fromOther.map((r) => r.body)).toEqual(results.map((r) => r.body));
   });
 
@@ -52,7 +54,9 @@ describeWithThrowawayPostgres('two instances on one database', () => {
 
   test('the same Idempotency-Key sent to both at once creates one animal', async () => {
     const body = { name: 'Raced', categoryId: 8 };
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i % 2 ? a : b, body, { 'Idempotency-Key': 'scale-out-race' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => create(i % 2 ? a : b, body, { 'Idempotency-Key': 'scale-out-race' })),
+    );
     for (const r of results) expect([201, 409]).toContain(r.status);
     expect(new Set(results.filter((r) => r.status === 201).map((r) => r.body.id)).size).toBe(1);
     expect(await pg.psql("SELECT count(*) FROM pets WHERE name = 'Raced'")).toBe('1\n');

@@ -40,9 +40,11 @@ describe('the server process (npm start)', () => {
     // A create whose body is still arriving when the signal comes.
     const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(server.baseUrl).port) });
     let text = '';
-    socket.on('data', (c) => (text += c));
+    socket.on('data', (c: Buffer) => (text += c.toString()));
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 300));
     const signalled = Date.now();
     server.child.kill('SIGTERM');
@@ -52,7 +54,12 @@ describe('the server process (npm start)', () => {
     const code = await server.exit;
     const tookMs = Date.now() - signalled;
     expect(text).toMatch(/^HTTP\/1\.1 201 Created/);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ id: expect.any(Number), name: 'In flight', categoryId: 1, status: 'available' });
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      id: expect.any(Number),
+      name: 'In flight',
+      categoryId: 1,
+      status: 'available',
+    });
     expect(code).toBe(0);
     expect(tookMs).toBeLessThan(5_000);
     socket.destroy();
@@ -72,19 +79,27 @@ describe('the server process (npm start)', () => {
   }, 60_000);
 
   // Several processes need a real server: the embedded PostgreSQL serves one.
-  (process.env.TEST_DB_MODE === 'server' ? test : test.skip)('WEB_CONCURRENCY=2 serves from two processes with one banner, one key, and stops on SIGTERM', async () => {
-    const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2' });
-    try {
-      expect(server.output()).toContain('(2 processes)');
-      expect(server.output().match(/listening on/g)).toHaveLength(1);
-      const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
-      const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status)));
-      expect(new Set(statuses)).toEqual(new Set([200]));
-    } finally {
-      expect(await stop(server)).toBe(0);
-    }
-    await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
-  }, 60_000);
+  (process.env.TEST_DB_MODE === 'server' ? test : test.skip)(
+    'WEB_CONCURRENCY=2 serves from two processes with one banner, one key, and stops on SIGTERM',
+    async () => {
+      const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2' });
+      try {
+        expect(server.output()).toContain('(2 processes)');
+        expect(server.output().match(/listening on/g)).toHaveLength(1);
+        const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
+        const statuses = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status),
+          ),
+        );
+        expect(new Set(statuses)).toEqual(new Set([200]));
+      } finally {
+        expect(await stop(server)).toBe(0);
+      }
+      await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
+    },
+    60_000,
+  );
 
   test('npm run mock serves the examples without a database', async () => {
     const server = await startServer({}, ['npm', 'run', 'mock']);
@@ -119,7 +134,11 @@ describe('the server process (npm start)', () => {
       let created: { id: number };
       try {
         expect(server.output()).toContain(`embedded PostgreSQL (PGlite), data in ${dataDir}`);
-        const res = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Persistent', categoryId: 7 }) });
+        const res = await fetch(`${server.baseUrl}/pets`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Persistent', categoryId: 7 }),
+        });
         expect(res.status).toBe(201);
         created = (await res.json()) as { id: number };
       } finally {

@@ -20,7 +20,7 @@ let spec: Spec;
 let doc: Record<string, any>;
 beforeAll(async () => {
   spec = await loadSpec();
-  doc = spec.document as unknown as Record<string, any>;
+  doc = spec.document;
 });
 const op = (method: string, p: string) => doc.paths[p][method];
 
@@ -71,8 +71,18 @@ describe('spec/openapi.yaml says what the seed says', () => {
 
   test('listPets: limit 1..100 default 20, status filter, 200 Pets, 401', () => {
     const o = op('get', '/pets');
-    expect(o.parameters[0]).toMatchObject({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
-    expect(o.parameters[1]).toMatchObject({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/PetStatus' } });
+    expect(o.parameters[0]).toMatchObject({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
+    expect(o.parameters[1]).toMatchObject({
+      name: 'status',
+      in: 'query',
+      required: false,
+      schema: { $ref: '#/components/schemas/PetStatus' },
+    });
     expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pets' });
     expect(o.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
   });
@@ -119,7 +129,10 @@ describe('spec/openapi.yaml says what the seed says', () => {
   });
 
   test('the probes live outside /v1, need no key and are tagged operations', () => {
-    for (const [p, id] of [['/healthz', 'getHealth'], ['/readyz', 'getReadiness']] as const) {
+    for (const [p, id] of [
+      ['/healthz', 'getHealth'],
+      ['/readyz', 'getReadiness'],
+    ] as const) {
       expect(doc.paths[p].servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/', '/', '/']);
       expect(op('get', p)).toMatchObject({ operationId: id, security: [], tags: ['operations'] });
       expect(spec.operations.get(id)?.fullPath).toBe(p);
@@ -130,14 +143,18 @@ describe('spec/openapi.yaml says what the seed says', () => {
   test('every operation documents 501 not_implemented, which a generated stub answers until it is filled in', () => {
     expect(doc.components.schemas.Error.properties.code.enum).toContain('not_implemented');
     for (const { operationId } of spec.operations.values()) {
-      const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;
+      const o = Object.values(doc.paths)
+        .flatMap((item: any) => Object.values(item))
+        .find((x: any) => x.operationId === operationId) as any;
       expect([operationId, o.responses['501']]).toEqual([operationId, expect.anything()]);
     }
   });
 
   test('every failure response of every operation is the Error body as application/json', () => {
     for (const { operationId } of spec.operations.values()) {
-      const o = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).find((x: any) => x.operationId === operationId) as any;
+      const o = Object.values(doc.paths)
+        .flatMap((item: any) => Object.values(item))
+        .find((x: any) => x.operationId === operationId) as any;
       for (const [status, r] of Object.entries<any>(o.responses)) {
         if (status.startsWith('2')) continue;
         const response = r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
@@ -161,7 +178,11 @@ describe('generated/ follows the spec', () => {
     edited.components.schemas.NewPet.properties.nickname = { type: 'string' };
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const [generated] = await checkGenerated(path.join(dir, 'openapi.yaml'));
-    expect(generated).toEqual({ name: 'generated', ok: false, detail: expect.stringContaining('stale for the spec: generated/openapi.ts\n→ run `npm run generate`') });
+    expect(generated).toEqual({
+      name: 'generated',
+      ok: false,
+      detail: expect.stringContaining('stale for the spec: generated/openapi.ts\n→ run `npm run generate`'),
+    });
     expect(readFileSync(path.join(projectRoot, 'generated', 'openapi.ts'), 'utf8')).toBe(before);
   });
 });
@@ -180,13 +201,22 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
 
   test('when the spec gains an operation without a handler, then createApp refuses to build the app', async () => {
     const edited = structuredClone(doc);
-    edited.paths['/pets/{petId}'].delete = { operationId: 'deletePet', tags: ['animals'], responses: { '204': { description: 'Deleted' } } };
+    edited.paths['/pets/{petId}'].delete = {
+      operationId: 'deletePet',
+      tags: ['animals'],
+      responses: { '204': { description: 'Deleted' } },
+    };
     const dir = mkdtempSync(path.join(tmpdir(), 'spec-'));
     writeFileSync(path.join(dir, 'openapi.yaml'), stringify(edited));
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
-    await expect(createApp({ spec: await loadSpec(path.join(dir, 'openapi.yaml')), apiKeys: ['k'.repeat(16)], handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })), logging: captureLogs('silent').logging })).rejects.toThrow(
-      'operation deletePet in the spec has no handler',
-    );
+    await expect(
+      createApp({
+        spec: await loadSpec(path.join(dir, 'openapi.yaml')),
+        apiKeys: ['k'.repeat(16)],
+        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
+        logging: captureLogs('silent').logging,
+      }),
+    ).rejects.toThrow('operation deletePet in the spec has no handler');
     await sql.end();
   });
 });
@@ -205,18 +235,66 @@ describe('the contract checker used by every test can fail', () => {
   });
 
   test.each([
-    ['a Pet without id', 'get', '/v1/pets', response(200, [{ name: 'Rex', categoryId: 1, status: 'available' }]), 'does not match the listPets 200 schema'],
+    [
+      'a Pet without id',
+      'get',
+      '/v1/pets',
+      response(200, [{ name: 'Rex', categoryId: 1, status: 'available' }]),
+      'does not match the listPets 200 schema',
+    ],
     ['an id as a string', 'post', '/v1/pets', response(201, { ...pet, id: '1' }), 'does not match the createPet 201 schema'],
     ['an unknown status value', 'get', '/v1/pets', response(200, [{ ...pet, status: 'lost' }]), 'does not match'],
     ['an undocumented status', 'post', '/v1/pets', response(202, pet), 'status 202 is not documented for createPet'],
-    ['an Error body with the wrong status', 'get', '/v1/pets', response(400, { code: 'validation_failed', message: 'x', status: 422 }), 'Error.status is 422'],
-    ['an Error code the spec does not list', 'get', '/v1/pets', response(400, { code: 'oops', message: 'x', status: 400 }), 'the body is not the Error schema'],
-    ['a 401 without WWW-Authenticate', 'get', '/v1/pets', response(401, { code: 'unauthorized', message: 'x', status: 401 }), 'required header(s) WWW-Authenticate missing'],
-    ['a 503 without Retry-After', 'get', '/v1/pets', response(503, { code: 'service_unavailable', message: 'x', status: 503 }), 'required header(s) Retry-After missing'],
-    ['a 429 without Retry-After', 'post', '/v1/pets', response(429, { code: 'rate_limited', message: 'x', status: 429 }), 'required header(s) Retry-After missing'],
-    ['getPet without Sunset', 'get', '/v1/pets/1', response(200, pet, { deprecation: '@1', link: '<x>' }), 'required header(s) Sunset missing'],
+    [
+      'an Error body with the wrong status',
+      'get',
+      '/v1/pets',
+      response(400, { code: 'validation_failed', message: 'x', status: 422 }),
+      'Error.status is 422',
+    ],
+    [
+      'an Error code the spec does not list',
+      'get',
+      '/v1/pets',
+      response(400, { code: 'oops', message: 'x', status: 400 }),
+      'the body is not the Error schema',
+    ],
+    [
+      'a 401 without WWW-Authenticate',
+      'get',
+      '/v1/pets',
+      response(401, { code: 'unauthorized', message: 'x', status: 401 }),
+      'required header(s) WWW-Authenticate missing',
+    ],
+    [
+      'a 503 without Retry-After',
+      'get',
+      '/v1/pets',
+      response(503, { code: 'service_unavailable', message: 'x', status: 503 }),
+      'required header(s) Retry-After missing',
+    ],
+    [
+      'a 429 without Retry-After',
+      'post',
+      '/v1/pets',
+      response(429, { code: 'rate_limited', message: 'x', status: 429 }),
+      'required header(s) Retry-After missing',
+    ],
+    [
+      'getPet without Sunset',
+      'get',
+      '/v1/pets/1',
+      response(200, pet, { deprecation: '@1', link: '<x>' }),
+      'required header(s) Sunset missing',
+    ],
     ['a malformed RateLimit header', 'get', '/v1/pets', response(200, [pet], { ratelimit: 'lots' }), 'headers do not match'],
-    ['a failure that is not JSON', 'get', '/nowhere', { status: 404, body: {}, headers: { 'content-type': 'text/html' } } satisfies ReceivedResponse, 'not application/json'],
+    [
+      'a failure that is not JSON',
+      'get',
+      '/nowhere',
+      { status: 404, body: {}, headers: { 'content-type': 'text/html' } } satisfies ReceivedResponse,
+      'not application/json',
+    ],
   ])('%s is a violation', (_what, method, url, res, message) => {
     expect(() => checker.check(method, url, res)).toThrow(message);
   });

@@ -36,28 +36,48 @@ describe('a spec split into files', () => {
   });
 
   test('is read as the one document it bundles into: the same as the unsplit spec, no $ref left outside it', () => {
-    expect(spec.files.map((f) => path.relative(dir, f)).sort()).toEqual(['openapi.yaml', ...Object.keys(original.components.schemas).map((n) => `schemas/${n}.yaml`)].sort());
+    expect(spec.files.map((f) => path.relative(dir, f)).sort()).toEqual(
+      ['openapi.yaml', ...Object.keys(original.components.schemas).map((n) => `schemas/${n}.yaml`)].sort(),
+    );
     expect(spec.document).toEqual(original);
     expect(spec.yamlText).not.toMatch(/\$ref: \.?\.?\//);
   });
 
   test('/openapi.yaml and /openapi.json serve the bundled document, and the API validates with the split schemas', async () => {
-    const app = await createApp({ spec, handlers: await createMockHandlers(spec), apiKeys: [API_KEY], logging: captureLogs('silent').logging, validateResponses: 'enforce' });
+    const app = await createApp({
+      spec,
+      handlers: await createMockHandlers(spec),
+      apiKeys: [API_KEY],
+      logging: captureLogs('silent').logging,
+      validateResponses: 'enforce',
+    });
     const yamlRes = await supertest(app).get('/openapi.yaml').expect(200);
     expect(parse(yamlRes.text)).toEqual(original);
     expect((await supertest(app).get('/openapi.json').expect(200)).body).toEqual(original);
     const api = contractClient(app, await ContractChecker.create(spec));
-    const res = await api.post('/v1/pets').set(auth()).send({ name: 'x'.repeat(201), categoryId: 1 }).expect(400);
+    const res = await api
+      .post('/v1/pets')
+      .set(auth())
+      .send({ name: 'x'.repeat(201), categoryId: 1 })
+      .expect(400);
     expect(res.body.message).toBe("body property 'name' must NOT have more than 200 characters");
     await api.get('/v1/pets?limit=5').set(auth()).expect(200);
   });
 
   test('npm run generate finds generated/ current for it (the same types), and each operation handled', async () => {
-    expect(await checkGenerated(root)).toEqual([expect.objectContaining({ name: 'generated', ok: true }), expect.objectContaining({ name: 'handlers', ok: true })]);
+    expect(await checkGenerated(root)).toEqual([
+      expect.objectContaining({ name: 'generated', ok: true }),
+      expect.objectContaining({ name: 'handlers', ok: true }),
+    ]);
   });
 
   test('npm run spec:diff compares it with the unsplit spec as equal, and sees an edit made in one of its files', () => {
-    const diff = (a: string, b: string) => spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'scripts/spec-diff.ts', a, b, '--format=json'], { cwd: projectRoot, encoding: 'utf8' });
+    const diff = (a: string, b: string) =>
+      spawnSync(
+        path.join(projectRoot, 'node_modules', '.bin', 'ts-node'),
+        ['--transpile-only', 'scripts/spec-diff.ts', a, b, '--format=json'],
+        { cwd: projectRoot, encoding: 'utf8' },
+      );
     const same = diff(specPath, root);
     expect(same.status).toBe(0);
     expect(JSON.parse(same.stdout)).toEqual({ breaking: false, changes: [] });
@@ -67,14 +87,22 @@ describe('a spec split into files', () => {
     try {
       const edited = diff(specPath, root);
       expect(edited.status).toBe(1);
-      expect(JSON.parse(edited.stdout).changes).toEqual(expect.arrayContaining([expect.objectContaining({ class: 'breaking', rule: 'request-enum-value-removed', operation: 'GET /pets' })]));
+      expect(JSON.parse(edited.stdout).changes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ class: 'breaking', rule: 'request-enum-value-removed', operation: 'GET /pets' }),
+        ]),
+      );
     } finally {
       writeFileSync(petStatus, before);
     }
   }, 60_000);
 
   test('npm run contract lints and checks it', () => {
-    const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'ts-node'), ['--transpile-only', 'scripts/contract.ts', '--spec', root], { cwd: projectRoot, encoding: 'utf8' });
+    const r = spawnSync(
+      path.join(projectRoot, 'node_modules', '.bin', 'ts-node'),
+      ['--transpile-only', 'scripts/contract.ts', '--spec', root],
+      { cwd: projectRoot, encoding: 'utf8' },
+    );
     expect(r.stdout).toContain('contract: all checks passed');
     expect(r.status).toBe(0);
   }, 60_000);

@@ -22,7 +22,9 @@ function npmRun(script: string, args: string[] = [], env: Record<string, string 
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
   child.stderr.on('data', (c) => (stderr += c));
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (status) => resolve({ status, stdout, stderr })),
+  );
 }
 const count = async () => onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
@@ -30,7 +32,9 @@ describe('npm run db:migrate', () => {
   test('applies the migrations, printing each, then finds nothing to do', async () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain('applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\n3 migration(s) applied; the database is at 3');
+    expect(first.stdout).toContain(
+      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\n3 migration(s) applied; the database is at 3',
+    );
     const again = await npmRun('db:migrate');
     expect(again.stdout).toContain('up to date: the database is at 3');
   }, 30_000);
@@ -49,8 +53,14 @@ describe('npm run db:seed', () => {
     expect(first.stdout).toContain('[##############################] 10000/10000');
     expect(first.stdout).toMatch(/10000 sample animals \(10000 added in [\d.]+ s\); 10000 animals in all/);
     expect(await count()).toBe(10000);
-    const statuses = await sql<{ status: string; n: number }[]>`SELECT status, count(*)::int AS n FROM pets GROUP BY status ORDER BY status`;
-    expect(statuses.map((r) => ({ ...r }))).toEqual([{ status: 'available', n: 3333 }, { status: 'pending', n: 3334 }, { status: 'sold', n: 3333 }]);
+    const statuses = await sql<
+      { status: string; n: number }[]
+    >`SELECT status, count(*)::int AS n FROM pets GROUP BY status ORDER BY status`;
+    expect(statuses.map((r) => ({ ...r }))).toEqual([
+      { status: 'available', n: 3333 },
+      { status: 'pending', n: 3334 },
+      { status: 'sold', n: 3333 },
+    ]);
 
     const again = await npmRun('db:seed', ['--count', '10000']);
     expect(again.stdout).toMatch(/10000 sample animals \(0 added/);

@@ -16,7 +16,7 @@
 import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express from 'express';
 import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/http/body';
-import { requestDeadline } from '../../src/store/deadline';
+import { type Deadline, requestDeadline } from '../../src/store/deadline';
 import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/http/errors';
 import type { Logging } from '../../src/ops/logger';
 import { createMetrics } from '../../src/ops/metrics';
@@ -45,12 +45,16 @@ function route(method: string, path: string): { op: 'listPets' | 'createPet' | '
   if (PETS.test(path)) {
     if (m === 'GET') return { op: 'listPets' };
     if (m === 'POST') return { op: 'createPet' };
-    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, POST, OPTIONS`, { Allow: 'GET, HEAD, POST, OPTIONS' });
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, POST, OPTIONS`, {
+      Allow: 'GET, HEAD, POST, OPTIONS',
+    });
   }
   const pet = PET.exec(path);
   if (pet) {
     if (m === 'GET') return { op: 'getPet', petId: pet[1] };
-    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, OPTIONS`, { Allow: 'GET, HEAD, OPTIONS' });
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; allowed: GET, HEAD, OPTIONS`, {
+      Allow: 'GET, HEAD, OPTIONS',
+    });
   }
   throw new HttpError(404, 'not_found', `No route ${method} ${path}`);
 }
@@ -62,12 +66,21 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   const length = req.headers['content-length'];
   if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
   const [type, ...params] = (req.headers['content-type'] ?? '').split(';').map((s) => s.trim().toLowerCase());
-  if (type !== 'application/json') throw new HttpError(415, 'unsupported_media_type', `Content-Type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? 'none')}`);
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
+  if (type !== 'application/json')
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Type must be application/json, got ${JSON.stringify(req.headers['content-type'] ?? 'none')}`,
+    );
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+    throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > BODY_LIMIT_BYTES) throw new HttpError(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes`);
     chunks.push(chunk);
@@ -87,10 +100,15 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { ...API_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+    res.writeHead(status, {
+      ...API_HEADERS,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(text),
+      ...headers,
+    });
     res.end(text);
   };
-  return async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const [path, search = ''] = (req.url ?? '/').split('?', 2);
     let extra: Record<string, string> = {};
     try {
@@ -112,6 +130,8 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
       send(res, failure.status, errorBody(failure), { ...extra, ...failure.headers });
     }
   };
+  // Every failure is answered inside handle: nothing is left to reject.
+  return (req, res) => void handle(req, res);
 }
 
 export interface ExpressFloorDeps extends BaselineDeps {
@@ -138,7 +158,7 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
     res.locals.keyId = auth.keyId;
     res.locals.deadline = requestDeadline();
     if (rateLimiter) {
-      const d = await rateLimiter.take(auth.owner, res.locals.deadline);
+      const d = await rateLimiter.take(auth.owner, res.locals.deadline as Deadline);
       res.set(rateLimitHeaders(d));
       if (!d.allowed) return sendError(res, rateLimited(d));
     }
@@ -147,19 +167,19 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
   const query = (req: express.Request) => new URLSearchParams(req.originalUrl.split('?', 2)[1] ?? '');
   app.get('/v1/pets', async (req, res) => {
     res.locals.operationId = 'listPets';
-    res.json(await pets.list(checkListQuery(query(req)), res.locals.deadline));
+    res.json(await pets.list(checkListQuery(query(req)), res.locals.deadline as Deadline));
   });
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
     const body = await readJsonBody(req, res, ['application/json']);
-    res.status(201).json(await pets.create(checkNewPet(body?.value), res.locals.deadline));
+    res.status(201).json(await pets.create(checkNewPet(body?.value), res.locals.deadline as Deadline));
   });
   app.get('/v1/pets/:petId', async (req, res) => {
     res.locals.operationId = 'getPet';
     res.set(deprecation);
     const id = checkPetId(String(req.params.petId));
-    const pet = await pets.get(id, res.locals.deadline);
+    const pet = await pets.get(id, res.locals.deadline as Deadline);
     if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${id}`);
     res.json(pet);
   });

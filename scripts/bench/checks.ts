@@ -11,6 +11,8 @@ type PetStatus = components['schemas']['PetStatus'];
 
 const STATUSES: readonly string[] = ['available', 'pending', 'sold'];
 const DECIMAL = /^[0-9]+$/;
+// Control characters are what this pattern is for.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 const bad = (message: string) => new HttpError(400, 'validation_failed', message);
 
@@ -53,8 +55,10 @@ export function checkNewPet(body: unknown): NewPet {
   else if ([...name].length < 1 || [...name].length > 200) problems.push("body property 'name' must be 1 to 200 characters");
   else if (CONTROL.test(name)) problems.push("body property 'name' must not contain control characters");
   if (categoryId === undefined) problems.push("body property 'categoryId' is required");
-  else if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId)) problems.push("body property 'categoryId' must be an integer between -9007199254740991 and 9007199254740991");
-  if (status !== undefined && !STATUSES.includes(status as string)) problems.push("body property 'status' must be one of available, pending, sold");
+  else if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId))
+    problems.push("body property 'categoryId' must be an integer between -9007199254740991 and 9007199254740991");
+  if (status !== undefined && !STATUSES.includes(status as string))
+    problems.push("body property 'status' must be one of available, pending, sold");
   if (problems.length) throw bad(problems.join('; '));
   return { name: name as string, categoryId: categoryId as number, status: (status ?? 'available') as PetStatus };
 }

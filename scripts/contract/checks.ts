@@ -22,7 +22,11 @@ const bin = (name: string) => path.join(projectRoot, 'node_modules', '.bin', nam
 const rel = (file: string) => path.relative(projectRoot, file) || file;
 
 function run(command: string, args: string[]) {
-  const r = spawnSync(command, args, { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_TELEMETRY: 'off' } });
+  const r = spawnSync(command, args, {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_TELEMETRY: 'off' },
+  });
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
 }
 
@@ -45,15 +49,31 @@ export async function checkGenerated(specFile: string, root = projectRoot): Prom
   const missing = pending.filter((f) => f.kind === 'scaffold' && f.file.startsWith('src/')).map((f) => f.file);
   const stubs = plan.operations
     .map((o) => o.operationId)
-    .filter((id) => !missing.includes(`src/handlers/${id}.ts`) && /= notImplemented\(/.test(readFileSync(path.join(root, 'src', 'handlers', `${id}.ts`), 'utf8')));
+    .filter(
+      (id) =>
+        !missing.includes(`src/handlers/${id}.ts`) &&
+        /= notImplemented\(/.test(readFileSync(path.join(root, 'src', 'handlers', `${id}.ts`), 'utf8')),
+    );
   const orphans = plan.orphans.length ? `\nnot registered (no operation of the spec): ${plan.orphans.join(', ')}` : '';
   return [
     stale.length === 0
       ? { name: 'generated', ok: true, detail: 'generated/openapi.ts and generated/handlers.ts match the spec' }
-      : { name: 'generated', ok: false, detail: `stale for the spec: ${stale.join(', ')}\n→ run \`npm run generate\`, then fix what no longer compiles (\`npm run typecheck\`) and commit both` },
+      : {
+          name: 'generated',
+          ok: false,
+          detail: `stale for the spec: ${stale.join(', ')}\n→ run \`npm run generate\`, then fix what no longer compiles (\`npm run typecheck\`) and commit both`,
+        },
     missing.length === 0
-      ? { name: 'handlers', ok: true, detail: `every operation has a handler${stubs.length ? ` (still stubs answering 501: ${stubs.join(', ')})` : ''}: ${plan.operations.map((o) => o.operationId).join(', ')}${orphans}` }
-      : { name: 'handlers', ok: false, detail: `no handler for: ${missing.join(', ')}${orphans}\n→ run \`npm run generate\` to write a stub for each, then fill it in` },
+      ? {
+          name: 'handlers',
+          ok: true,
+          detail: `every operation has a handler${stubs.length ? ` (still stubs answering 501: ${stubs.join(', ')})` : ''}: ${plan.operations.map((o) => o.operationId).join(', ')}${orphans}`,
+        }
+      : {
+          name: 'handlers',
+          ok: false,
+          detail: `no handler for: ${missing.join(', ')}${orphans}\n→ run \`npm run generate\` to write a stub for each, then fill it in`,
+        },
   ];
 }
 
@@ -92,18 +112,38 @@ export interface ReleaseCheck extends CheckResult {
  */
 export async function checkRelease(specFile: string, dir = releasedDir, today?: Date): Promise<ReleaseCheck> {
   const name = 'release compatibility';
-  const doc = await loadDocument(specFile);
+  const doc = (await loadDocument(specFile)) as { info: { version?: unknown }; servers?: { url: string }[] };
   const version = parseVersion(String(doc.info.version));
-  if (!version) return { name, ok: false, changes: [], detail: `info.version ${JSON.stringify(doc.info.version)} is not MAJOR.MINOR.PATCH\n→ write a version such as 1.1.0` };
-  const servers = (doc.servers ?? []).map((s: { url: string }) => basePathOfUrl(s.url));
-  const wrongBase = servers.filter((p: string) => p !== `/v${version.major}`);
+  if (!version)
+    return {
+      name,
+      ok: false,
+      changes: [],
+      detail: `info.version ${JSON.stringify(doc.info.version)} is not MAJOR.MINOR.PATCH\n→ write a version such as 1.1.0`,
+    };
+  const servers = (doc.servers ?? []).map((s) => basePathOfUrl(s.url));
+  const wrongBase = servers.filter((p) => p !== `/v${version.major}`);
   if (servers.length === 0 || wrongBase.length > 0) {
-    return { name, ok: false, changes: [], version, detail: `info.version is ${version.text}, so every server URL must end in /v${version.major}; found ${servers.join(', ') || 'no servers'}\n→ move info.version's major and the /vN base path together` };
+    return {
+      name,
+      ok: false,
+      changes: [],
+      version,
+      detail: `info.version is ${version.text}, so every server URL must end in /v${version.major}; found ${servers.join(', ') || 'no servers'}\n→ move info.version's major and the /vN base path together`,
+    };
   }
   const latest = releasedVersions(dir).at(-1);
-  if (!latest) return { name, ok: true, changes: [], version, detail: 'no released contract yet: record one with `npm run contract:release`' };
+  if (!latest)
+    return { name, ok: true, changes: [], version, detail: 'no released contract yet: record one with `npm run contract:release`' };
   if (compareVersions(version, latest) < 0) {
-    return { name, ok: false, changes: [], version, latest, detail: `info.version ${version.text} is older than the released ${latest.text}\n→ set info.version to ${latest.text} or later` };
+    return {
+      name,
+      ok: false,
+      changes: [],
+      version,
+      latest,
+      detail: `info.version ${version.text} is older than the released ${latest.text}\n→ set info.version to ${latest.text} or later`,
+    };
   }
   const released = await loadDocument(path.join(dir, `${latest.text}.yaml`));
   const changes = diffDocuments(released, doc, { today });
@@ -126,6 +166,9 @@ export async function checkRelease(specFile: string, dir = releasedDir, today?: 
     changes,
     version,
     latest,
-    detail: changes.length === 0 ? `identical in substance to the released ${latest.text}` : `${breaking.length ? `a new major version (${version.text}) over ${latest.text}` : `compatible with the released ${latest.text}`}${report}`,
+    detail:
+      changes.length === 0
+        ? `identical in substance to the released ${latest.text}`
+        : `${breaking.length ? `a new major version (${version.text}) over ${latest.text}` : `compatible with the released ${latest.text}`}${report}`,
   };
 }

@@ -27,7 +27,10 @@ export interface Change {
 
 /** A document that could not be read or is not a valid OpenAPI 3.0/3.1 document. */
 export class DocumentError extends Error {
-  constructor(readonly file: string, reason: string) {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
     super(`${file}: ${reason}`);
     this.name = 'DocumentError';
   }
@@ -44,9 +47,11 @@ export async function loadDocument(file: string): Promise<Json> {
   } catch (err) {
     throw new DocumentError(file, `cannot be read as YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new DocumentError(file, 'is not an OpenAPI document (not an object)');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new DocumentError(file, 'is not an OpenAPI document (not an object)');
   const version = String((doc as Json).openapi ?? '');
-  if (!/^3\.[01]\.\d+$/.test(version)) throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x and 3.1.x are compared`);
+  if (!/^3\.[01]\.\d+$/.test(version))
+    throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x and 3.1.x are compared`);
   // A spec split into several files is compared as the one document it bundles into.
   let d: Json;
   try {
@@ -58,15 +63,20 @@ export async function loadDocument(file: string): Promise<Json> {
     const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(d as never);
     if (errors.length > 0) {
       const e = errors[0] as { instancePath?: string; message?: string };
-      throw new DocumentError(file, `is not valid OpenAPI ${version}: ${e.instancePath || '/'} ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`);
+      throw new DocumentError(
+        file,
+        `is not valid OpenAPI ${version}: ${e.instancePath || '/'} ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`,
+      );
     }
   } else {
     // 3.1: the structure this comparison relies on.
-    if (typeof d.info?.title !== 'string' || typeof d.info?.version !== 'string') throw new DocumentError(file, 'is not valid OpenAPI: info.title and info.version are required');
-    if (d.paths !== undefined && (typeof d.paths !== 'object' || d.paths === null)) throw new DocumentError(file, 'is not valid OpenAPI: paths must be an object');
+    if (typeof d.info?.title !== 'string' || typeof d.info?.version !== 'string')
+      throw new DocumentError(file, 'is not valid OpenAPI: info.title and info.version are required');
+    if (d.paths !== undefined && (typeof d.paths !== 'object' || d.paths === null))
+      throw new DocumentError(file, 'is not valid OpenAPI: paths must be an object');
   }
   try {
-    return (await $RefParser.dereference(structuredClone(d), { dereference: { circular: 'ignore' } })) as Json;
+    return await $RefParser.dereference<Json>(structuredClone(d), { dereference: { circular: 'ignore' } });
   } catch (err) {
     throw new DocumentError(file, `has a $ref that cannot be resolved: ${(err as Error).message}`);
   }
@@ -142,13 +152,23 @@ function compareSchema(oldS: Json | undefined, newS: Json | undefined, dir: Dire
   const typeText = (t: Set<string> | undefined) => (t ? [...t].sort().join('|') : 'any');
   if (typeText(ot) !== typeText(nt)) {
     const breaking = req ? !covers(nt, ot) : !covers(ot, nt);
-    ctx.push({ class: breaking ? 'breaking' : 'non-breaking', rule: `${what}-type-changed`, pointer: at, message: `type changed from ${typeText(ot)} to ${typeText(nt)}` });
+    ctx.push({
+      class: breaking ? 'breaking' : 'non-breaking',
+      rule: `${what}-type-changed`,
+      pointer: at,
+      message: `type changed from ${typeText(ot)} to ${typeText(nt)}`,
+    });
   }
 
   // format
   if (o.format !== n.format) {
     const breaking = o.format === undefined ? req : n.format === undefined ? !req : true;
-    ctx.push({ class: breaking ? 'breaking' : 'non-breaking', rule: `${what}-format-changed`, pointer: at, message: `format changed from ${o.format ?? 'none'} to ${n.format ?? 'none'}` });
+    ctx.push({
+      class: breaking ? 'breaking' : 'non-breaking',
+      rule: `${what}-format-changed`,
+      pointer: at,
+      message: `format changed from ${o.format ?? 'none'} to ${n.format ?? 'none'}`,
+    });
   }
 
   // enum
@@ -158,16 +178,42 @@ function compareSchema(oldS: Json | undefined, newS: Json | undefined, dir: Dire
     const removed = ov ? (nv ? ov.filter((v) => !nv.some((x) => fmt(x) === fmt(v))) : []) : [];
     const added = nv ? (ov ? nv.filter((v) => !ov.some((x) => fmt(x) === fmt(v))) : []) : [];
     if (ov && !nv) {
-      ctx.push({ class: req ? 'non-breaking' : 'notice', rule: `${what}-enum-removed`, pointer: at, message: `the enum ${fmt(ov)} no longer restricts the value` });
+      ctx.push({
+        class: req ? 'non-breaking' : 'notice',
+        rule: `${what}-enum-removed`,
+        pointer: at,
+        message: `the enum ${fmt(ov)} no longer restricts the value`,
+      });
     } else if (!ov && nv) {
-      ctx.push({ class: req ? 'breaking' : 'non-breaking', rule: `${what}-enum-added`, pointer: at, message: `the value is now restricted to ${fmt(nv)}` });
+      ctx.push({
+        class: req ? 'breaking' : 'non-breaking',
+        rule: `${what}-enum-added`,
+        pointer: at,
+        message: `the value is now restricted to ${fmt(nv)}`,
+      });
     } else {
-      if (removed.length) ctx.push({ class: req ? 'breaking' : 'non-breaking', rule: `${what}-enum-value-removed`, pointer: at, message: `enum value(s) ${removed.map(fmt).join(', ')} removed` });
+      if (removed.length)
+        ctx.push({
+          class: req ? 'breaking' : 'non-breaking',
+          rule: `${what}-enum-value-removed`,
+          pointer: at,
+          message: `enum value(s) ${removed.map(fmt).join(', ')} removed`,
+        });
       if (added.length) {
         ctx.push(
           req
-            ? { class: 'non-breaking', rule: 'request-enum-value-added', pointer: at, message: `enum value(s) ${added.map(fmt).join(', ')} added` }
-            : { class: 'notice', rule: 'response-enum-value-added', pointer: at, message: `enum value(s) ${added.map(fmt).join(', ')} added to a response: clients that switch on this value may not handle them` },
+            ? {
+                class: 'non-breaking',
+                rule: 'request-enum-value-added',
+                pointer: at,
+                message: `enum value(s) ${added.map(fmt).join(', ')} added`,
+              }
+            : {
+                class: 'notice',
+                rule: 'response-enum-value-added',
+                pointer: at,
+                message: `enum value(s) ${added.map(fmt).join(', ')} added to a response: clients that switch on this value may not handle them`,
+              },
         );
       }
     }
@@ -175,12 +221,20 @@ function compareSchema(oldS: Json | undefined, newS: Json | undefined, dir: Dire
 
   // numeric and length bounds: a request may only accept more, a response may only promise more
   const bounds: [string, 'min' | 'max'][] = [
-    ['minimum', 'min'], ['exclusiveMinimum', 'min'], ['minLength', 'min'], ['minItems', 'min'], ['minProperties', 'min'],
-    ['maximum', 'max'], ['exclusiveMaximum', 'max'], ['maxLength', 'max'], ['maxItems', 'max'], ['maxProperties', 'max'],
+    ['minimum', 'min'],
+    ['exclusiveMinimum', 'min'],
+    ['minLength', 'min'],
+    ['minItems', 'min'],
+    ['minProperties', 'min'],
+    ['maximum', 'max'],
+    ['exclusiveMaximum', 'max'],
+    ['maxLength', 'max'],
+    ['maxItems', 'max'],
+    ['maxProperties', 'max'],
   ];
   for (const [key, kind] of bounds) {
-    const ov = typeof o[key] === 'number' ? (o[key] as number) : undefined;
-    const nv = typeof n[key] === 'number' ? (n[key] as number) : undefined;
+    const ov = typeof o[key] === 'number' ? o[key] : undefined;
+    const nv = typeof n[key] === 'number' ? n[key] : undefined;
     if (ov === nv) continue;
     // tighter: the set of allowed values shrank
     const tighter = ov === undefined ? true : nv === undefined ? false : kind === 'min' ? nv > ov : nv < ov;
@@ -204,16 +258,31 @@ function compareSchema(oldS: Json | undefined, newS: Json | undefined, dir: Dire
   }
 
   if (req && fmt(o.default) !== fmt(n.default)) {
-    ctx.push({ class: 'breaking', rule: 'request-default-changed', pointer: at, message: `default changed from ${fmt(o.default) ?? 'none'} to ${fmt(n.default) ?? 'none'}: requests that leave it out now mean something else` });
+    ctx.push({
+      class: 'breaking',
+      rule: 'request-default-changed',
+      pointer: at,
+      message: `default changed from ${fmt(o.default) ?? 'none'} to ${fmt(n.default) ?? 'none'}: requests that leave it out now mean something else`,
+    });
   }
 
   if (req && o.additionalProperties !== false && n.additionalProperties === false) {
-    ctx.push({ class: 'breaking', rule: 'request-additional-properties-refused', pointer: at, message: 'properties not listed are now refused' });
+    ctx.push({
+      class: 'breaking',
+      rule: 'request-additional-properties-refused',
+      pointer: at,
+      message: 'properties not listed are now refused',
+    });
   }
 
   for (const key of ['oneOf', 'anyOf', 'not'] as const) {
     if (fmt(o[key]) !== fmt(n[key])) {
-      ctx.push({ class: 'breaking', rule: `${what}-${key}-changed`, pointer: at, message: `${key} changed (not compared in detail: treated as breaking)` });
+      ctx.push({
+        class: 'breaking',
+        rule: `${what}-${key}-changed`,
+        pointer: at,
+        message: `${key} changed (not compared in detail: treated as breaking)`,
+      });
     }
   }
 
@@ -233,18 +302,35 @@ function compareSchema(oldS: Json | undefined, newS: Json | undefined, dir: Dire
       continue;
     }
     if (oreq.has(name) && !nreq.has(name)) {
-      ctx.push({ class: req ? 'non-breaking' : 'breaking', rule: `${what}-property-made-optional`, pointer: pAt, message: `property '${name}' is no longer required` });
+      ctx.push({
+        class: req ? 'non-breaking' : 'breaking',
+        rule: `${what}-property-made-optional`,
+        pointer: pAt,
+        message: `property '${name}' is no longer required`,
+      });
     }
     if (!oreq.has(name) && nreq.has(name)) {
-      ctx.push({ class: req ? 'breaking' : 'non-breaking', rule: `${what}-property-made-required`, pointer: pAt, message: `property '${name}' is now required` });
+      ctx.push({
+        class: req ? 'breaking' : 'non-breaking',
+        rule: `${what}-property-made-required`,
+        pointer: pAt,
+        message: `property '${name}' is now required`,
+      });
     }
     compareSchema(op[name], np[name], dir, pAt, ctx, seen);
   }
   for (const name of Object.keys(np)) {
     if (name in op) continue;
     const pAt = `${at}/properties/${esc(name)}`;
-    if (req && nreq.has(name)) ctx.push({ class: 'breaking', rule: 'request-required-property-added', pointer: pAt, message: `required property '${name}' added` });
-    else ctx.push({ class: 'non-breaking', rule: `${what}-property-added`, pointer: pAt, message: `${req ? 'optional ' : ''}property '${name}' added` });
+    if (req && nreq.has(name))
+      ctx.push({ class: 'breaking', rule: 'request-required-property-added', pointer: pAt, message: `required property '${name}' added` });
+    else
+      ctx.push({
+        class: 'non-breaking',
+        rule: `${what}-property-added`,
+        pointer: pAt,
+        message: `${req ? 'optional ' : ''}property '${name}' added`,
+      });
   }
 
   if (o.items || n.items) compareSchema(o.items, n.items, dir, `${at}/items`, ctx, seen);
@@ -277,7 +363,10 @@ function operationsOf(doc: Json): Map<string, Operation> {
       for (const d of declared) {
         const p = d.param;
         // Path parameters are matched by position: renaming {id} to {petId} changes no URL.
-        const key = p.in === 'path' ? `path #${pathNames.indexOf(p.name) + 1}` : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
+        const key =
+          p.in === 'path'
+            ? `path #${pathNames.indexOf(p.name) + 1}`
+            : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
         params.set(key, d);
       }
       ops.set(`${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`, {
@@ -311,23 +400,48 @@ const isSuccess = (status: string) => /^[23]/.test(status) || /^[23]XX$/i.test(s
 function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation, ctx: Ctx): void {
   const at = n.pointer;
   if (o.op.operationId !== n.op.operationId) {
-    ctx.push({ class: 'breaking', rule: 'operation-id-changed', pointer: `${at}/operationId`, message: `operationId changed from ${o.op.operationId ?? 'none'} to ${n.op.operationId ?? 'none'}: generated clients call it by name` });
+    ctx.push({
+      class: 'breaking',
+      rule: 'operation-id-changed',
+      pointer: `${at}/operationId`,
+      message: `operationId changed from ${o.op.operationId ?? 'none'} to ${n.op.operationId ?? 'none'}: generated clients call it by name`,
+    });
   }
   if (!o.op.deprecated && n.op.deprecated) {
     ctx.push({ class: 'notice', rule: 'operation-deprecated', pointer: `${at}/deprecated`, message: 'operation is now deprecated' });
   } else if (o.op.deprecated && !n.op.deprecated) {
-    ctx.push({ class: 'non-breaking', rule: 'operation-undeprecated', pointer: `${at}/deprecated`, message: 'operation is no longer deprecated' });
+    ctx.push({
+      class: 'non-breaking',
+      rule: 'operation-undeprecated',
+      pointer: `${at}/deprecated`,
+      message: 'operation is no longer deprecated',
+    });
   }
   const os = o.op['x-sunset'];
   const ns = n.op['x-sunset'];
   if (os !== ns) {
-    if (os === undefined) ctx.push({ class: 'notice', rule: 'sunset-added', pointer: `${at}/x-sunset`, message: `operation is to be removed on ${ns}` });
-    else if (ns === undefined) ctx.push({ class: 'non-breaking', rule: 'sunset-removed', pointer: `${at}/x-sunset`, message: `removal date ${os} withdrawn` });
-    else if (String(ns) < String(os)) ctx.push({ class: 'breaking', rule: 'sunset-moved-earlier', pointer: `${at}/x-sunset`, message: `removal moved earlier, from ${os} to ${ns}: clients planned for ${os}` });
-    else ctx.push({ class: 'notice', rule: 'sunset-moved-later', pointer: `${at}/x-sunset`, message: `removal moved later, from ${os} to ${ns}` });
+    if (os === undefined)
+      ctx.push({ class: 'notice', rule: 'sunset-added', pointer: `${at}/x-sunset`, message: `operation is to be removed on ${ns}` });
+    else if (ns === undefined)
+      ctx.push({ class: 'non-breaking', rule: 'sunset-removed', pointer: `${at}/x-sunset`, message: `removal date ${os} withdrawn` });
+    else if (String(ns) < String(os))
+      ctx.push({
+        class: 'breaking',
+        rule: 'sunset-moved-earlier',
+        pointer: `${at}/x-sunset`,
+        message: `removal moved earlier, from ${os} to ${ns}: clients planned for ${os}`,
+      });
+    else
+      ctx.push({
+        class: 'notice',
+        rule: 'sunset-moved-later',
+        pointer: `${at}/x-sunset`,
+        message: `removal moved later, from ${os} to ${ns}`,
+      });
   }
   for (const key of ['summary', 'description'] as const) {
-    if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push({ class: 'non-breaking', rule: 'description-changed', pointer: `${at}/${key}`, message: `${key} changed` });
+    if ((o.op[key] ?? '') !== (n.op[key] ?? ''))
+      ctx.push({ class: 'non-breaking', rule: 'description-changed', pointer: `${at}/${key}`, message: `${key} changed` });
   }
 
   // security: every way a client could authenticate before must still work
@@ -349,21 +463,54 @@ function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation
   for (const [key, { param: p, pointer: oldAt }] of o.params) {
     const found = n.params.get(key);
     if (!found) {
-      ctx.push({ class: 'breaking', rule: 'request-parameter-removed', pointer: oldAt, message: `${p.in} parameter '${p.name}' removed: requests that send it are refused or misread` });
+      ctx.push({
+        class: 'breaking',
+        rule: 'request-parameter-removed',
+        pointer: oldAt,
+        message: `${p.in} parameter '${p.name}' removed: requests that send it are refused or misread`,
+      });
       continue;
     }
     const { param: np, pointer: pAt } = found;
-    if (!p.required && np.required) ctx.push({ class: 'breaking', rule: 'request-parameter-made-required', pointer: pAt, message: `parameter '${np.name}' (${np.in}) is now required` });
-    if (p.required && !np.required) ctx.push({ class: 'non-breaking', rule: 'request-parameter-made-optional', pointer: pAt, message: `parameter '${np.name}' (${np.in}) is now optional` });
-    if ((p.description ?? '') !== (np.description ?? '')) ctx.push({ class: 'non-breaking', rule: 'description-changed', pointer: pAt, message: `description of parameter '${np.name}' changed` });
+    if (!p.required && np.required)
+      ctx.push({
+        class: 'breaking',
+        rule: 'request-parameter-made-required',
+        pointer: pAt,
+        message: `parameter '${np.name}' (${np.in}) is now required`,
+      });
+    if (p.required && !np.required)
+      ctx.push({
+        class: 'non-breaking',
+        rule: 'request-parameter-made-optional',
+        pointer: pAt,
+        message: `parameter '${np.name}' (${np.in}) is now optional`,
+      });
+    if ((p.description ?? '') !== (np.description ?? ''))
+      ctx.push({
+        class: 'non-breaking',
+        rule: 'description-changed',
+        pointer: pAt,
+        message: `description of parameter '${np.name}' changed`,
+      });
     compareSchema(p.schema, np.schema, 'request', `${pAt}/schema`, ctx);
   }
   for (const [key, { param: np, pointer: pAt }] of n.params) {
     if (o.params.has(key)) continue;
     ctx.push(
       np.required
-        ? { class: 'breaking', rule: 'request-required-parameter-added', pointer: pAt, message: `required ${np.in} parameter '${np.name}' added` }
-        : { class: 'non-breaking', rule: 'request-optional-parameter-added', pointer: pAt, message: `optional ${np.in} parameter '${np.name}' added` },
+        ? {
+            class: 'breaking',
+            rule: 'request-required-parameter-added',
+            pointer: pAt,
+            message: `required ${np.in} parameter '${np.name}' added`,
+          }
+        : {
+            class: 'non-breaking',
+            rule: 'request-optional-parameter-added',
+            pointer: pAt,
+            message: `optional ${np.in} parameter '${np.name}' added`,
+          },
     );
   }
 
@@ -373,19 +520,48 @@ function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation
   if (ob && !nb) {
     ctx.push({ class: 'breaking', rule: 'request-body-removed', pointer: `${o.pointer}/requestBody`, message: 'request body removed' });
   } else if (!ob && nb) {
-    ctx.push({ class: nb.required ? 'breaking' : 'non-breaking', rule: nb.required ? 'request-body-added-required' : 'request-body-added-optional', pointer: `${at}/requestBody`, message: `${nb.required ? 'required' : 'optional'} request body added` });
+    ctx.push({
+      class: nb.required ? 'breaking' : 'non-breaking',
+      rule: nb.required ? 'request-body-added-required' : 'request-body-added-optional',
+      pointer: `${at}/requestBody`,
+      message: `${nb.required ? 'required' : 'optional'} request body added`,
+    });
   } else if (ob && nb) {
-    if (!ob.required && nb.required) ctx.push({ class: 'breaking', rule: 'request-body-made-required', pointer: `${at}/requestBody/required`, message: 'request body is now required' });
-    if (ob.required && !nb.required) ctx.push({ class: 'non-breaking', rule: 'request-body-made-optional', pointer: `${at}/requestBody/required`, message: 'request body is now optional' });
+    if (!ob.required && nb.required)
+      ctx.push({
+        class: 'breaking',
+        rule: 'request-body-made-required',
+        pointer: `${at}/requestBody/required`,
+        message: 'request body is now required',
+      });
+    if (ob.required && !nb.required)
+      ctx.push({
+        class: 'non-breaking',
+        rule: 'request-body-made-optional',
+        pointer: `${at}/requestBody/required`,
+        message: 'request body is now optional',
+      });
     const oc: Json = ob.content ?? {};
     const nc: Json = nb.content ?? {};
     for (const type of Object.keys(oc)) {
       const cAt = `${at}/requestBody/content/${esc(type)}`;
-      if (!(type in nc)) ctx.push({ class: 'breaking', rule: 'request-content-type-removed', pointer: cAt, message: `request content type ${type} is no longer accepted` });
+      if (!(type in nc))
+        ctx.push({
+          class: 'breaking',
+          rule: 'request-content-type-removed',
+          pointer: cAt,
+          message: `request content type ${type} is no longer accepted`,
+        });
       else compareSchema(oc[type].schema, nc[type].schema, 'request', `${cAt}/schema`, ctx);
     }
     for (const type of Object.keys(nc)) {
-      if (!(type in oc)) ctx.push({ class: 'non-breaking', rule: 'request-content-type-added', pointer: `${at}/requestBody/content/${esc(type)}`, message: `request content type ${type} added` });
+      if (!(type in oc))
+        ctx.push({
+          class: 'non-breaking',
+          rule: 'request-content-type-added',
+          pointer: `${at}/requestBody/content/${esc(type)}`,
+          message: `request content type ${type} added`,
+        });
     }
   }
 
@@ -398,9 +574,19 @@ function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation
     if (!(status in nr)) {
       if (isSuccess(status)) {
         const instead = addedSuccess.length ? ` (now ${addedSuccess.join(', ')})` : '';
-        ctx.push({ class: 'breaking', rule: addedSuccess.length ? 'success-response-status-changed' : 'success-response-removed', pointer: `${o.pointer}/responses/${esc(status)}`, message: `success response ${status} removed${instead}` });
+        ctx.push({
+          class: 'breaking',
+          rule: addedSuccess.length ? 'success-response-status-changed' : 'success-response-removed',
+          pointer: `${o.pointer}/responses/${esc(status)}`,
+          message: `success response ${status} removed${instead}`,
+        });
       } else {
-        ctx.push({ class: 'non-breaking', rule: 'error-response-removed', pointer: `${o.pointer}/responses/${esc(status)}`, message: `response ${status} no longer documented` });
+        ctx.push({
+          class: 'non-breaking',
+          rule: 'error-response-removed',
+          pointer: `${o.pointer}/responses/${esc(status)}`,
+          message: `response ${status} no longer documented`,
+        });
       }
       continue;
     }
@@ -408,22 +594,59 @@ function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation
     const nc: Json = nr[status].content ?? {};
     for (const type of Object.keys(oc)) {
       const cAt = `${rAt}/content/${esc(type)}`;
-      if (!(type in nc)) ctx.push({ class: 'breaking', rule: 'response-content-type-removed', pointer: cAt, message: `response ${status} no longer comes as ${type}` });
+      if (!(type in nc))
+        ctx.push({
+          class: 'breaking',
+          rule: 'response-content-type-removed',
+          pointer: cAt,
+          message: `response ${status} no longer comes as ${type}`,
+        });
       else compareSchema(oc[type].schema, nc[type].schema, 'response', `${cAt}/schema`, ctx);
     }
     for (const type of Object.keys(nc)) {
-      if (!(type in oc)) ctx.push({ class: 'non-breaking', rule: 'response-content-type-added', pointer: `${rAt}/content/${esc(type)}`, message: `response ${status} may also come as ${type}` });
+      if (!(type in oc))
+        ctx.push({
+          class: 'non-breaking',
+          rule: 'response-content-type-added',
+          pointer: `${rAt}/content/${esc(type)}`,
+          message: `response ${status} may also come as ${type}`,
+        });
     }
     const oh: Json = or[status].headers ?? {};
     const nh: Json = nr[status].headers ?? {};
     const lower = (h: Json) => new Set(Object.keys(h).map((k) => k.toLowerCase()));
-    for (const h of lower(oh)) if (!lower(nh).has(h)) ctx.push({ class: 'breaking', rule: 'response-header-removed', pointer: `${rAt}/headers`, message: `response ${status} no longer carries the ${h} header` });
-    for (const h of lower(nh)) if (!lower(oh).has(h)) ctx.push({ class: 'non-breaking', rule: 'response-header-added', pointer: `${rAt}/headers`, message: `response ${status} now carries the ${h} header` });
-    if ((or[status].description ?? '') !== (nr[status].description ?? '')) ctx.push({ class: 'non-breaking', rule: 'description-changed', pointer: `${rAt}/description`, message: `description of response ${status} changed` });
+    for (const h of lower(oh))
+      if (!lower(nh).has(h))
+        ctx.push({
+          class: 'breaking',
+          rule: 'response-header-removed',
+          pointer: `${rAt}/headers`,
+          message: `response ${status} no longer carries the ${h} header`,
+        });
+    for (const h of lower(nh))
+      if (!lower(oh).has(h))
+        ctx.push({
+          class: 'non-breaking',
+          rule: 'response-header-added',
+          pointer: `${rAt}/headers`,
+          message: `response ${status} now carries the ${h} header`,
+        });
+    if ((or[status].description ?? '') !== (nr[status].description ?? ''))
+      ctx.push({
+        class: 'non-breaking',
+        rule: 'description-changed',
+        pointer: `${rAt}/description`,
+        message: `description of response ${status} changed`,
+      });
   }
   for (const status of Object.keys(nr)) {
     if (!(status in or) && !(isSuccess(status) && Object.keys(or).some((s) => isSuccess(s) && !(s in nr)))) {
-      ctx.push({ class: 'non-breaking', rule: 'response-added', pointer: `${at}/responses/${esc(status)}`, message: `response ${status} added` });
+      ctx.push({
+        class: 'non-breaking',
+        rule: 'response-added',
+        pointer: `${at}/responses/${esc(status)}`,
+        message: `response ${status} added`,
+      });
     }
   }
 }
@@ -437,7 +660,12 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: { today?: Dat
   const ob = basePaths(oldDoc);
   const nb = basePaths(newDoc);
   if (fmt(ob) !== fmt(nb)) {
-    ctxFor().push({ class: 'breaking', rule: 'server-base-path-changed', pointer: '/servers', message: `base path changed from ${ob.join(', ') || 'none'} to ${nb.join(', ') || 'none'}: every URL changes` });
+    ctxFor().push({
+      class: 'breaking',
+      rule: 'server-base-path-changed',
+      pointer: '/servers',
+      message: `base path changed from ${ob.join(', ') || 'none'} to ${nb.join(', ') || 'none'}: every URL changes`,
+    });
   }
   if ((oldDoc.info?.description ?? '') !== (newDoc.info?.description ?? '')) {
     ctxFor().push({ class: 'non-breaking', rule: 'description-changed', pointer: '/info/description', message: 'API description changed' });
@@ -455,13 +683,24 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: { today?: Dat
     const renamedTo = [...newOps.values()].find((x) => x.op.operationId && x.op.operationId === o.op.operationId && !oldOps.has(x.key));
     const how = renamedTo ? `moved to ${renamedTo.label}` : 'removed';
     if (typeof sunset === 'string' && sunset <= today) {
-      ctxFor(o.label).push({ class: 'notice', rule: 'operation-removed-after-sunset', pointer: o.pointer, message: `operation ${how} after its sunset date ${sunset}` });
+      ctxFor(o.label).push({
+        class: 'notice',
+        rule: 'operation-removed-after-sunset',
+        pointer: o.pointer,
+        message: `operation ${how} after its sunset date ${sunset}`,
+      });
     } else {
-      ctxFor(o.label).push({ class: 'breaking', rule: 'operation-removed', pointer: o.pointer, message: `operation ${how}${sunset ? ` before its sunset date ${sunset}` : ''}` });
+      ctxFor(o.label).push({
+        class: 'breaking',
+        rule: 'operation-removed',
+        pointer: o.pointer,
+        message: `operation ${how}${sunset ? ` before its sunset date ${sunset}` : ''}`,
+      });
     }
   }
   for (const [key, n] of newOps) {
-    if (!oldOps.has(key)) ctxFor(n.label).push({ class: 'non-breaking', rule: 'operation-added', pointer: n.pointer, message: 'operation added' });
+    if (!oldOps.has(key))
+      ctxFor(n.label).push({ class: 'non-breaking', rule: 'operation-added', pointer: n.pointer, message: 'operation added' });
   }
 
   const order: Record<ChangeClass, number> = { breaking: 0, notice: 1, 'non-breaking': 2 };
@@ -471,13 +710,27 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: { today?: Dat
 // ---------------------------------------------------------------- output
 
 export function formatChanges(changes: Change[], format: 'text' | 'json' | 'markdown', title = 'Contract changes'): string {
-  const counts = (['breaking', 'notice', 'non-breaking'] as const).map((c) => `${changes.filter((x) => x.class === c).length} ${c}`).join(', ');
+  const counts = (['breaking', 'notice', 'non-breaking'] as const)
+    .map((c) => `${changes.filter((x) => x.class === c).length} ${c}`)
+    .join(', ');
   if (format === 'json') return JSON.stringify({ breaking: changes.some((c) => c.class === 'breaking'), changes }, null, 2);
   if (format === 'markdown') {
     const cell = (s: string) => s.replace(/\|/g, '\\|');
-    const rows = changes.map((c) => `| ${c.class === 'breaking' ? '**breaking**' : c.class} | ${cell(c.operation ?? '')} | \`${cell(c.pointer)}\` | ${cell(c.message)} | \`${c.rule}\` |`);
-    return [`### ${title}`, '', counts, '', ...(changes.length ? ['| class | operation | where | change | rule |', '|---|---|---|---|---|', ...rows] : ['No changes.'])].join('\n');
+    const rows = changes.map(
+      (c) =>
+        `| ${c.class === 'breaking' ? '**breaking**' : c.class} | ${cell(c.operation ?? '')} | \`${cell(c.pointer)}\` | ${cell(c.message)} | \`${c.rule}\` |`,
+    );
+    return [
+      `### ${title}`,
+      '',
+      counts,
+      '',
+      ...(changes.length ? ['| class | operation | where | change | rule |', '|---|---|---|---|---|', ...rows] : ['No changes.']),
+    ].join('\n');
   }
-  const lines = changes.map((c) => `${c.class.toUpperCase().padEnd(12)} ${c.operation ? `${c.operation}: ` : ''}${c.message}\n${' '.repeat(13)}at ${c.pointer} [${c.rule}]`);
+  const lines = changes.map(
+    (c) =>
+      `${c.class.toUpperCase().padEnd(12)} ${c.operation ? `${c.operation}: ` : ''}${c.message}\n${' '.repeat(13)}at ${c.pointer} [${c.rule}]`,
+  );
   return [...lines, `${changes.length ? '' : 'No changes. '}${counts}`].join('\n');
 }

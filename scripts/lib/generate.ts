@@ -49,12 +49,15 @@ function handlerFiles(root: string): string[] {
     .filter((name) => new RegExp(`^export const ${name}\\b`, 'm').test(readFileSync(path.join(dir, `${name}.ts`), 'utf8')));
 }
 
-const firstLine = (text: unknown) => String(text ?? '').trim().split('\n')[0] ?? '';
+const firstLine = (text: string | undefined) => (text ?? '').trim().split('\n')[0] ?? '';
 
 /** The spec's operations as the server reads them (loadSpec), with what the scaffolds say of each. */
 function operationsOf(spec: Spec): Operation[] {
   return [...spec.operations.values()].map(({ operationId, method, path: p }) => {
-    if (!/^[A-Za-z_$][\w$]*$/.test(operationId)) throw new Error(`${method} ${p}: operationId ${JSON.stringify(operationId)} must be a JavaScript identifier (it names src/handlers/<operationId>.ts)`);
+    if (!/^[A-Za-z_$][\w$]*$/.test(operationId))
+      throw new Error(
+        `${method} ${p}: operationId ${JSON.stringify(operationId)} must be a JavaScript identifier (it names src/handlers/<operationId>.ts)`,
+      );
     const op = spec.document.paths[p]?.[method.toLowerCase() as OpenAPIV3.HttpMethods] as OpenAPIV3.OperationObject;
     const responses = Object.entries(op.responses).map(([status, r]) => `${status}: ${firstLine(resolve(spec.document, r).description)}`);
     return { operationId, method, path: p, summary: firstLine(op.summary ?? op.description), responses };
@@ -70,7 +73,9 @@ function typesFor(specFile: string, bundle: Pick<Spec, 'document' | 'files'>): s
   const input = scratch ? path.join(scratch, 'openapi.json') : specFile;
   if (scratch) writeFileSync(input, JSON.stringify(bundle.document));
   try {
-    const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-typescript'), [input, '--enum-values'], { encoding: 'utf8' });
+    const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-typescript'), [input, '--enum-values'], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`openapi-typescript failed on ${specFile}:\n${r.stderr || r.stdout}`);
     return r.stdout;
   } finally {
@@ -114,6 +119,14 @@ export const ${op.operationId}: OperationHandler<'${op.operationId}'> = notImple
 `;
 }
 
+/** A string literal as Prettier writes it here: single quotes, unless the text holds more of them than double quotes. */
+function quoted(text: string): string {
+  const singles = text.split("'").length - 1;
+  const doubles = text.split('"').length - 1;
+  if (singles > doubles) return JSON.stringify(text);
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
 function todoTest(op: Operation): string {
   return `/**
  * ${op.operationId}: ${op.method} ${op.path}. Written by \`npm run generate\` with the stub
@@ -124,7 +137,7 @@ function todoTest(op: Operation): string {
  * of its own and checks every response against the spec).
  */
 describe('${op.operationId}: ${op.method} ${op.path}', () => {
-${op.responses.map((r) => `  test.todo(${JSON.stringify(r)});`).join('\n')}
+${op.responses.map((r) => `  test.todo(${quoted(r)});`).join('\n')}
 });
 `;
 }

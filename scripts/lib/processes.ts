@@ -6,7 +6,7 @@ import { projectRoot } from '../../src/paths';
 import { connect } from '../../src/store/db';
 
 /** A database of its own on the server `adminUrl` names, dropped by `drop()`. */
-export async function scratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const admin = connect(adminUrl, { max: 1 });
   try {
@@ -18,7 +18,7 @@ export async function scratchDatabase(adminUrl: string, prefix: string): Promise
   u.pathname = `/${name}`;
   return {
     url: u.toString(),
-    async drop() {
+    drop: async () => {
       const again = connect(adminUrl, { max: 1 });
       try {
         await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -72,7 +72,11 @@ export interface StartOptions {
 }
 
 /** Spawns `command` (a server that logs "listening on <url>") and waits until it listens. */
-export async function startServerProcess(command: string[], env: NodeJS.ProcessEnv, { logFile }: StartOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  { logFile }: StartOptions = {},
+): Promise<ServerProcess> {
   const sink = logFile === undefined ? 'pipe' : openSync(logFile, 'a');
   const [file = '', ...args] = command;
   const child = spawn(file, args, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', sink, sink] });
@@ -80,7 +84,7 @@ export async function startServerProcess(command: string[], env: NodeJS.ProcessE
   // What it printed, its last 64 KiB.
   let text = '';
   const keep = (c: Buffer) => {
-    text += c;
+    text += c.toString();
     if (text.length > 131_072) text = text.slice(-65_536);
   };
   child.stdout?.on('data', keep);

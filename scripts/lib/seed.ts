@@ -7,8 +7,15 @@ const BATCH = 10_000;
  * statuses in turn, so each status has a third), inserting only those not there yet, in
  * batches each committed on its own. Returns how many there were before.
  */
-export async function seedSampleAnimals(sql: Sql, count: number, onBatch: (done: number, total: number) => void = () => {}): Promise<number> {
-  const { n: existing } = onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`, 'count(*)');
+export async function seedSampleAnimals(
+  sql: Sql,
+  count: number,
+  onBatch: (done: number, total: number) => void = () => {},
+): Promise<number> {
+  const { n: existing } = onlyRow(
+    await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets WHERE name LIKE 'Sample animal %'`,
+    'count(*)',
+  );
   for (let from = existing + 1; from <= count; from += BATCH) {
     const to = Math.min(from + BATCH - 1, count);
     await sql`

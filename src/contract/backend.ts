@@ -17,12 +17,13 @@ import { customizeAjv } from './validation';
 export function backendOptions(spec: Spec): Options {
   return {
     // The routing document's paths carry their base paths (/v1/pets, /healthz).
-    definition: structuredClone(spec.routingDocument) as Options['definition'],
+    definition: structuredClone(spec.routingDocument),
     apiRoot: '/',
     strict: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, useDefaults: true },
-    customizeAjv: (ajv, opts, context) => customizeAjv(context === ValidationContext.Response ? new Ajv({ ...opts, useDefaults: false }) : ajv),
+    customizeAjv: (ajv, opts, context) =>
+      customizeAjv(context === ValidationContext.Response ? new Ajv({ ...opts, useDefaults: false }) : ajv),
     quick: true,
   };
 }

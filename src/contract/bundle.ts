@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
+import type { OpenAPIV3 } from 'openapi-types';
 import { parse, stringify } from 'yaml';
 
 /** The contract as one document: what the server, the generator, the mock and the checks read. */
 export interface BundledSpec {
   /** The one document as YAML: the file's own text when it refers to no other file. */
   yamlText: string;
-  document: Record<string, any>;
+  document: OpenAPIV3.Document;
   /** Every file the document was read from, the root first (absolute paths). */
   files: string[];
 }
@@ -32,7 +33,7 @@ function hasExternalRef(value: unknown): boolean {
 export async function bundleSpec(file: string): Promise<BundledSpec> {
   const root = path.resolve(file);
   const text = readFileSync(root, 'utf8');
-  const document = parse(text) as Record<string, any>;
+  const document = parse(text) as OpenAPIV3.Document;
   if (!hasExternalRef(document)) return { yamlText: text, document, files: [root] };
 
   const parser = new $RefParser();
@@ -42,10 +43,10 @@ export async function bundleSpec(file: string): Promise<BundledSpec> {
       yaml: {
         order: 1,
         canParse: ['.yaml', '.yml', '.json'],
-        parse: (f: { data: Buffer | string }) => parse(Buffer.isBuffer(f.data) ? f.data.toString('utf8') : f.data),
+        parse: (f: { data: Buffer | string }): unknown => parse(Buffer.isBuffer(f.data) ? f.data.toString('utf8') : f.data),
       },
     },
-  })) as Record<string, any>;
+  })) as OpenAPIV3.Document;
   const files = parser.$refs.paths('file').map((p) => path.resolve(p));
   return { yamlText: stringify(bundled, { lineWidth: 0 }), document: bundled, files: [root, ...files.filter((f) => f !== root)] };
 }

@@ -26,7 +26,9 @@ const FIRST_ERRORS = 5;
  * failure under `default`) and the body against that status's schema, without filling defaults
  * in (see backendOptions). Every response validator is compiled here, at start-up.
  */
-export function createReplyCheck(backend: OpenAPIBackend): (operation: Operation, status: number, body: unknown) => ReplyContractError | undefined {
+export function createReplyCheck(
+  backend: OpenAPIBackend,
+): (operation: Operation, status: number, body: unknown) => ReplyContractError | undefined {
   backend.validator.preCompileResponseValidators();
   return (operation, status, body) => {
     const operationId = operation.operationId as string;
@@ -34,14 +36,23 @@ export function createReplyCheck(backend: OpenAPIBackend): (operation: Operation
     const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? (status >= 400 ? responses.default : undefined);
     if (!response) return new ReplyContractError(operationId, status, [`status ${status} is not documented for ${operationId}`]);
     const json = response.content?.['application/json'];
-    if (!json) return body === undefined ? undefined : new ReplyContractError(operationId, status, [`the ${status} response documents no body, and the reply has one`]);
-    if (body === undefined) return new ReplyContractError(operationId, status, [`the ${status} response documents a JSON body, and the reply has none`]);
+    if (!json)
+      return body === undefined
+        ? undefined
+        : new ReplyContractError(operationId, status, [`the ${status} response documents no body, and the reply has one`]);
+    if (body === undefined)
+      return new ReplyContractError(operationId, status, [`the ${status} response documents a JSON body, and the reply has none`]);
     const { errors } = backend.validator.validateResponse(body, operation, status);
     if (!errors?.length) return undefined;
     return new ReplyContractError(
       operationId,
       status,
-      errors.slice(0, FIRST_ERRORS).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`),
+      errors
+        .slice(0, FIRST_ERRORS)
+        .map(
+          (e) =>
+            `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`,
+        ),
     );
   };
 }

@@ -9,7 +9,7 @@ import { customizeAjv } from './validation';
 export interface ReceivedResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: any;
+  body: unknown;
 }
 
 /**
@@ -34,22 +34,31 @@ export class ContractChecker {
     const ajv = customizeAjv(new Ajv({ allErrors: true, strict: false }));
     const schemas = (spec.document.components?.schemas ?? {}) as Record<string, object>;
     const validate = ajv.compile({ ...schemas.Error, components: { schemas } });
-    return new ContractChecker(spec, api, (b) => validate(b) as boolean, () => validate.errors);
+    return new ContractChecker(
+      spec,
+      api,
+      (b) => validate(b),
+      () => validate.errors,
+    );
   }
 
   check(method: string, url: string, res: ReceivedResponse): void {
     const where = `${method.toUpperCase()} ${url} → ${res.status}`;
     const fail = (what: string, detail?: unknown): never => {
-      throw new Error(`Contract violation: ${where}: ${what}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 2)}`}\nbody: ${JSON.stringify(res.body)}`);
+      throw new Error(
+        `Contract violation: ${where}: ${what}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 2)}`}\nbody: ${JSON.stringify(res.body)}`,
+      );
     };
     const isHead = method.toUpperCase() === 'HEAD';
     const path = url.split('?')[0];
     if (!isHead && res.status !== 204) {
-      if (!/^application\/json(;|$)/.test(String(res.headers['content-type']))) fail(`Content-Type is ${res.headers['content-type']}, not application/json`);
+      if (!/^application\/json(;|$)/.test(String(res.headers['content-type'])))
+        fail(`Content-Type is ${String(res.headers['content-type'])}, not application/json`);
     }
     if (res.status >= 400 && !isHead) {
       if (!this.validateError(res.body)) fail('the body is not the Error schema', this.errorSchemaErrors());
-      if (res.body.status !== res.status) fail(`Error.status is ${res.body.status}`);
+      const { status } = res.body as { status: unknown };
+      if (status !== res.status) fail(`Error.status is ${String(status)}`);
     }
     let operation;
     try {
@@ -66,10 +75,16 @@ export class ContractChecker {
       if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);
     }
     // Documented headers are checked when present; those the spec marks required must be there.
-    const headers = this.api.validator.validateResponseHeaders(res.headers, operation, { statusCode: res.status, setMatchType: SetMatchType.Any });
+    const headers = this.api.validator.validateResponseHeaders(res.headers, operation, {
+      statusCode: res.status,
+      setMatchType: SetMatchType.Any,
+    });
     if (headers.errors) fail(`the headers do not match the ${operation.operationId} ${res.status} response`, headers.errors);
     const response = (responses[String(res.status)] ?? responses.default) as { headers?: Record<string, { required?: boolean }> };
-    const missing = Object.entries(response.headers ?? {}).filter(([name, h]) => h.required && res.headers[name.toLowerCase()] === undefined);
-    if (missing.length > 0) fail(`required header(s) ${missing.map(([n]) => n).join(', ')} missing from the ${operation.operationId} ${res.status} response`);
+    const missing = Object.entries(response.headers ?? {}).filter(
+      ([name, h]) => h.required && res.headers[name.toLowerCase()] === undefined,
+    );
+    if (missing.length > 0)
+      fail(`required header(s) ${missing.map(([n]) => n).join(', ')} missing from the ${operation.operationId} ${res.status} response`);
   }
 }

@@ -96,9 +96,10 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, all: Map<string, Oper
   if (ext['x-sunset'] !== undefined) {
     headers.Sunset = new Date(isoDateToEpoch(ext['x-sunset'], `${name}: x-sunset`) * 1000).toUTCString();
   }
-  if (ext['x-successor'] !== undefined) {
-    const successor = all.get(String(ext['x-successor']));
-    if (!successor) throw new Error(`${name}: x-successor names no operation: ${String(ext['x-successor'])}`);
+  const successorId = ext['x-successor'];
+  if (successorId !== undefined) {
+    const successor = typeof successorId === 'string' ? all.get(successorId) : undefined;
+    if (!successor) throw new Error(`${name}: x-successor names no operation: ${JSON.stringify(successorId)}`);
     headers.Link = `<${successor.fullPath}>; rel="successor-version"`;
   }
   return headers;
@@ -114,7 +115,9 @@ function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject |
   if (!json) return undefined;
   const schema = json.schema ? resolve(doc, json.schema) : undefined;
   if (schema?.type !== 'object' && schema?.type !== 'array') {
-    throw new Error(`${where}: the application/json request body schema must declare type: object or type: array (a JSON document), got ${schema?.type ?? 'no type'}`);
+    throw new Error(
+      `${where}: the application/json request body schema must declare type: object or type: array (a JSON document), got ${schema?.type ?? 'no type'}`,
+    );
   }
   return { type: schema.type, nullable: schema.nullable === true };
 }
@@ -123,7 +126,7 @@ function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject |
 export async function loadSpec(file = specPath): Promise<Spec> {
   const bundle = await bundleSpec(file);
   const { yamlText, files } = bundle;
-  const document = bundle.document as OpenAPIV3.Document;
+  const { document } = bundle;
   const apiRoot = basePathOf(document.servers, 'the spec');
   const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
@@ -168,7 +171,9 @@ export function checkHandlersMatchSpec(specOperationIds: Iterable<string>, handl
   const ops = new Set(specOperationIds);
   const names = new Set(handlerNames);
   const problems = [
-    ...[...ops].filter((id) => !names.has(id)).map((id) => `operation ${id} in the spec has no handler in src/handlers/ (run \`npm run generate\` to write a stub)`),
+    ...[...ops]
+      .filter((id) => !names.has(id))
+      .map((id) => `operation ${id} in the spec has no handler in src/handlers/ (run \`npm run generate\` to write a stub)`),
     ...[...names].filter((n) => !ops.has(n)).map((n) => `handler ${n} names no operation in the spec`),
   ];
   if (problems.length > 0) throw new Error(`The handlers do not match spec/openapi.yaml:\n  - ${problems.join('\n  - ')}`);

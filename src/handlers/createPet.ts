@@ -11,8 +11,13 @@ export const createPet: OperationHandler<'createPet'> = async ({ body, header, c
   const raw = header['Idempotency-Key'];
   if (raw === undefined) return { status: 201, body: await pets.create({ name, categoryId, status }, deadline) };
   const fingerprint = bodyFingerprint();
-  if (caller === undefined || fingerprint === undefined) throw new Error('createPet: an idempotent create needs its caller and body fingerprint');
-  const { pet, replayed } = await pets.createOnce({ name, categoryId, status }, { owner: caller.owner, key: idempotencyKeyOf(raw), fingerprint }, deadline);
+  if (caller === undefined || fingerprint === undefined)
+    throw new Error('createPet: an idempotent create needs its caller and body fingerprint');
+  const { pet, replayed } = await pets.createOnce(
+    { name, categoryId, status },
+    { owner: caller.owner, key: idempotencyKeyOf(raw), fingerprint },
+    deadline,
+  );
   // The replay is the first response; the header only tells the client it is one.
   const headers: Record<string, string> = replayed ? { 'Idempotent-Replayed': 'true' } : {};
   return { status: 201, body: pet, headers };

@@ -11,10 +11,12 @@ export async function createMockHandlers(spec: Spec): Promise<HandlerMap> {
   const api = await createBackend(spec);
   const mocks: Record<string, unknown> = {};
   for (const operationId of spec.operations.keys() as Iterable<OperationId>) {
-    mocks[operationId] = async ({ headers }: { headers: { prefer?: string | string[] } }) => {
+    mocks[operationId] = ({ headers }: { headers: { prefer?: string | string[] } }) => {
       const code = /\bcode=(\d{3})\b/.exec(String(headers.prefer ?? ''))?.[1];
-      const { status, mock } = api.mockResponseForOperation(operationId, { code: code === undefined ? undefined : Number(code) });
-      return { status, body: mock };
+      const response = api.mockResponseForOperation(operationId, { code: code === undefined ? undefined : Number(code) });
+      // The library types the example `any`: it is whatever JSON the spec holds.
+      const body: unknown = response.mock;
+      return Promise.resolve({ status: response.status, body });
     };
   }
   return mocks as HandlerMap;

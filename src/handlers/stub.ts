@@ -19,9 +19,7 @@ const stubs = new WeakSet<object>();
  * so start-up can tell which operations are still stubs (isStub) without reading any source.
  */
 export function notImplemented<Op extends OperationId>(operationId: Op): OperationHandler<Op> {
-  const stub: OperationHandler<Op> = async () => {
-    throw new NotImplementedError(operationId);
-  };
+  const stub: OperationHandler<Op> = () => Promise.reject(new NotImplementedError(operationId));
   stubs.add(stub);
   return stub;
 }

@@ -18,7 +18,10 @@ export type Reply<Op extends OperationId> = {
 type ErrorBody = components['schemas']['Error'];
 
 /** A documented failure as a reply: the Error body, whose `status` is the HTTP status. */
-export const failure = <S extends number>(status: S, code: ErrorBody['code'], message: string) => ({ status, body: { code, message, status } });
+export const failure = <S extends number>(status: S, code: ErrorBody['code'], message: string) => ({
+  status,
+  body: { code, message, status },
+});
 
 /** The authenticated caller: `owner` (SHA-256 of its API key, hex) scopes what it stores. */
 export interface Caller {

@@ -36,7 +36,9 @@ export function createBearerAuth(apiKeys: readonly string[]) {
     digests.forEach((d, i) => {
       if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;
     });
-    return keyIndex === -1 ? { ok: false, reason: 'unknown' } : { ok: true, keyId: keyIds[keyIndex] as string, owner: owners[keyIndex] as string };
+    return keyIndex === -1
+      ? { ok: false, reason: 'unknown' }
+      : { ok: true, keyId: keyIds[keyIndex] as string, owner: owners[keyIndex] as string };
   };
 }
 

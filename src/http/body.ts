@@ -34,13 +34,20 @@ export async function readJsonBody(req: Request, res: Response, mediaTypes: read
   const contentType = req.headers['content-type'];
   const [mediaType = '', ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!mediaTypes.includes(mediaType)) {
-    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${mediaTypes.join(' or ')}, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`);
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Type must be ${mediaTypes.join(' or ')}, got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`,
+    );
   }
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
   }
-  await new Promise<void>((resolve, reject) => readBytes(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) => readBytes(req, res, (err?: Error) => (err ? reject(err) : resolve())));
   // express.raw leaves the bytes in req.body, a Buffer (empty when nothing was sent).
   const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   let text = '';
@@ -152,7 +159,11 @@ export function parseJsonExactly(text: string): unknown {
   const inexact = findInexactNumber(text);
   if (inexact) {
     const where = inexact.key === undefined ? `at position ${inexact.position}` : `in property '${inexact.key}'`;
-    throw new HttpError(400, 'validation_failed', `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`);
+    throw new HttpError(
+      400,
+      'validation_failed',
+      `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`,
+    );
   }
   const surrogateAt = findLoneSurrogate(value, '');
   if (surrogateAt !== undefined) {

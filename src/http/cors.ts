@@ -5,7 +5,17 @@ import type { RequestHandler } from 'express';
 export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
 
 /** The response headers a script on an allowed origin may read: every header the contract gives meaning to. */
-export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'Deprecation', 'Sunset', 'Link', 'Idempotent-Replayed', 'X-Request-Id', 'WWW-Authenticate'];
+export const CORS_EXPOSED_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'Idempotent-Replayed',
+  'X-Request-Id',
+  'WWW-Authenticate',
+];
 
 /**
  * CORS for web applications on other origins (CORS_ORIGINS), by the `cors` package. A request

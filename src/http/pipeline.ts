@@ -83,11 +83,22 @@ const NOT_THE_API = Symbol('not the API');
 
 const replyOf = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
 
-export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimiter, deadlineMs, validateResponses = 'off', onReplyViolation }: PipelineDeps): RequestHandler {
+export function createApiPipeline({
+  spec,
+  backend,
+  handlers,
+  apiKeys,
+  rateLimiter,
+  deadlineMs,
+  validateResponses = 'off',
+  onReplyViolation,
+}: PipelineDeps): RequestHandler {
   const authenticate = createBearerAuth(apiKeys);
   const facts = spec.operations;
   // Header parameters by their names in the spec, as the generated types name them (Node gives them in lower case).
-  const headerParams = new Map([...facts.values()].map((op) => [op.operationId, op.headerParams.map((name) => [name, name.toLowerCase()] as const)]));
+  const headerParams = new Map(
+    [...facts.values()].map((op) => [op.operationId, op.headerParams.map((name) => [name, name.toLowerCase()] as const)]),
+  );
 
   /** The operation a request matched and its template, for the steps after the match. */
   const recordMatch = (call: Call, op: { operationId?: string; path: string } | undefined) => {
@@ -147,7 +158,7 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
       if (call.body?.value !== undefined) requireBodyType(call.body.value, op.requestBodyType);
       call.request.body = call.body?.value;
     }
-    if (op) call.rawErrors = rawIntegerErrors(op, c.request.query, c.request.params);
+    if (op) call.rawErrors = rawIntegerErrors(op, c.request.query as Record<string, unknown>, c.request.params as Record<string, unknown>);
   });
 
   // 5. Validation runs in handleRequest; its failures, with those of the integer check, are one 400 naming each field.
@@ -164,7 +175,8 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
     backend.register(operationId, (c: Context, call: Call) => {
       // Validation passed; the integer check may still refuse text that ajv's coercion accepted.
       if (call.rawErrors?.length) throw new HttpError(400, 'validation_failed', describeErrors(call.rawErrors));
-      const { coerced } = c.validation;
+      // ajv's coerced copy of the parameters (typed `any` by the library): the input types below say what it holds.
+      const coerced = c.validation.coerced as { query: unknown; params: unknown };
       const header: Record<string, unknown> = {};
       for (const [name, lower] of names) if (call.req.headers[lower] !== undefined) header[name] = call.req.headers[lower];
       const input = {
@@ -226,7 +238,7 @@ export function createApiPipeline({ spec, backend, handlers, apiKeys, rateLimite
       req,
       res,
       // HEAD is answered as GET; Node sends the headers without the body.
-      request: { method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, query: req.query as Record<string, unknown>, headers: req.headers },
+      request: { method: req.method === 'HEAD' ? 'GET' : req.method, path: req.path, query: req.query, headers: req.headers },
       deadline: requestDeadline(deadlineMs),
     };
     let reply: Reply | typeof NOT_THE_API;

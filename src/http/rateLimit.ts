@@ -11,7 +11,12 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
 
 /** The 429 for a request over its key's limit; `Retry-After` names the same moment as `RateLimit`'s `t`. */
 export function rateLimited(d: RateDecision): HttpError {
-  return new HttpError(429, 'rate_limited', `This API key made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`, {
-    'Retry-After': String(d.resetSeconds),
-  });
+  return new HttpError(
+    429,
+    'rate_limited',
+    `This API key made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`,
+    {
+      'Retry-After': String(d.resetSeconds),
+    },
+  );
 }

@@ -12,7 +12,12 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Reque
   return async (req, res) => {
     const auth = authenticate?.(req.headers, req.rawHeaders);
     if (auth && !auth.ok) {
-      sendError(res, new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'WWW-Authenticate': challenge(auth.reason) }));
+      sendError(
+        res,
+        new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
+          'WWW-Authenticate': challenge(auth.reason),
+        }),
+      );
       return;
     }
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -36,14 +36,21 @@ export interface LoggingOptions {
 }
 
 const defaultDestination = (): pino.DestinationStream =>
-  process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : pino.destination({ dest: 1, sync: false });
+  process.stdout.isTTY
+    ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
+    : pino.destination({ dest: 1, sync: false });
 
 /**
  * JSON lines on stdout, one per request and one per fault; readable lines instead when
  * stdout is a terminal. The logger and the request-line writer are made from the same
  * options and share one destination, so their lines come out in order and alike.
  */
-export function createLogging({ level, destination = defaultDestination(), base = { service: 'animal-store-api' }, time = pino.stdTimeFunctions.isoTime }: LoggingOptions): Logging {
+export function createLogging({
+  level,
+  destination = defaultDestination(),
+  base = { service: 'animal-store-api' },
+  time = pino.stdTimeFunctions.isoTime,
+}: LoggingOptions): Logging {
   const logger = pino({ level, base, timestamp: time }, destination);
   return { logger, requestLine: requestLineWriter(logger, { destination, base, time }) };
 }

@@ -33,9 +33,21 @@ export function requestLog({ logger, requestLine, metrics, countedByKey }: Reque
       const finished = res.writableFinished;
       const seconds = (performance.now() - started) / 1e3;
       const { operationId, route, keyId, err } = res.locals as { operationId?: string; route?: string; keyId?: string; err?: Error };
-      metrics.observe(operationId, res.statusCode, seconds, operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined);
+      metrics.observe(
+        operationId,
+        res.statusCode,
+        seconds,
+        operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined,
+      );
       // One line per request; never the headers (the Authorization header carries the key).
-      const line = { req: { id, method: req.method, path }, res: { statusCode: res.statusCode }, responseTime: Math.round(seconds * 1e3), operationId, route, apiKey: keyId };
+      const line = {
+        req: { id, method: req.method, path },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(seconds * 1e3),
+        operationId,
+        route,
+        apiKey: keyId,
+      };
       // The common line by its template; the others through pino, with the fault's cause when there is one.
       if (finished && res.statusCode < 500 && !err) requestLine(line, 'request completed');
       else if (!finished) logger.warn({ ...line, err }, 'request aborted');

@@ -9,13 +9,20 @@ export interface HealthCheck {
 }
 
 /** `pendingReason`: why start-up has not finished preparing the database, if it has not. */
-export function createHealthCheck(sql: Sql, pendingReason: () => string | undefined = () => undefined, known = readMigrations().at(-1)?.version ?? 0): HealthCheck {
+export function createHealthCheck(
+  sql: Sql,
+  pendingReason: () => string | undefined = () => undefined,
+  known = readMigrations().at(-1)?.version ?? 0,
+): HealthCheck {
   return {
     async migrations(deadline) {
       const pending = pendingReason();
       if (pending !== undefined) throw new NotReadyError(`Not ready: ${pending}`);
       try {
-        const row = onlyRow(await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline), 'max(version)');
+        const row = onlyRow(
+          await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline),
+          'max(version)',
+        );
         return { applied: row.version, known };
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.

@@ -51,7 +51,8 @@ export async function migrate(sql: Sql, migrations = readMigrations()): Promise<
     for (const row of applied) {
       const m = known.get(row.version);
       if (!m) throw new Error(`The database has migration ${row.version}, which this code does not know: it is newer than this build`);
-      if (m.checksum !== row.checksum) throw new Error(`Migration ${row.version} (${m.name}) was edited after it was applied; add a new migration instead`);
+      if (m.checksum !== row.checksum)
+        throw new Error(`Migration ${row.version} (${m.name}) was edited after it was applied; add a new migration instead`);
     }
     const pending = migrations.filter((m) => !applied.some((a) => a.version === m.version));
     for (const m of pending) {

@@ -18,10 +18,7 @@ export class UnsafeDatabaseError extends Error {
 export async function checkDurability(sql: Sql): Promise<void> {
   const { fsync } = onlyRow(await sql<{ fsync: string }[]>`SELECT current_setting('fsync') AS fsync`, 'current_setting');
   const { commit } = onlyRow(await sql<{ commit: string }[]>`SELECT current_setting('synchronous_commit') AS commit`, 'current_setting');
-  const problems = [
-    ...(fsync === 'off' ? ['fsync is off'] : []),
-    ...(commit === 'off' ? ['synchronous_commit is off'] : []),
-  ];
+  const problems = [...(fsync === 'off' ? ['fsync is off'] : []), ...(commit === 'off' ? ['synchronous_commit is off'] : [])];
   if (problems.length > 0) {
     throw new UnsafeDatabaseError(
       `Refusing to serve: on this database ${problems.join(' and ')}, so a pet acknowledged with 201 could be lost in a crash. ` +
@@ -35,9 +32,9 @@ export interface DatabasePreparation {
   /** Resolves with the migrations applied once the database is usable; rejects only on an UnsafeDatabaseError or a migration conflict. */
   done: Promise<number[]>;
   /** Throws NotReadyError until the database is prepared. Cheap: called on every request that touches the database. */
-  assertReady(): void;
+  assertReady: () => void;
   /** Why the database is not ready yet, or undefined once it is. */
-  pendingReason(): string | undefined;
+  pendingReason: () => string | undefined;
   /** Stops retrying (on shutdown). */
   cancel(): void;
 }
@@ -80,11 +77,11 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
         if (attempts > 1) logger.info({ attempts, waitedMs: Date.now() - started }, 'database reachable: serving');
         resolve(applied);
       } catch (err) {
-        if (!isDatabaseUnavailable(err)) return reject(err);
+        if (!isDatabaseUnavailable(err)) return reject(err instanceof Error ? err : new Error(String(err)));
         reason = `the database is unreachable (${(err as { code?: string }).code})`;
         // Once, then every 20th attempt (about every 10 s): the outage is visible without flooding the log.
         if (attempts % 20 === 1) logger.warn({ attempts, code: (err as { code?: string }).code }, `${reason}: answering 503 and retrying`);
-        if (!cancelled) timer = setTimeout(attempt, retryMs);
+        if (!cancelled) timer = setTimeout(() => void attempt(), retryMs);
       }
     };
     void attempt();
@@ -94,7 +91,7 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
 
   return {
     done,
-    assertReady() {
+    assertReady: () => {
       if (reason !== undefined) throw new NotReadyError(`The service is starting: ${reason}; retry shortly`);
     },
     pendingReason: () => reason,

@@ -44,7 +44,12 @@ interface Counter {
  * server's flush timer. So the limit can be passed only by what other instances let through
  * within the last `maxStalenessMs`.
  */
-export function createRateLimiter(sql: Sql, { requests: limit, windowSeconds }: RateLimit, logger: Logger, { maxStalenessMs = 250 } = {}): RateLimiter {
+export function createRateLimiter(
+  sql: Sql,
+  { requests: limit, windowSeconds }: RateLimit,
+  logger: Logger,
+  { maxStalenessMs = 250 } = {},
+): RateLimiter {
   const counters = new Map<string, Counter>();
   let lastFailureLog = 0;
 

@@ -27,7 +27,15 @@ export type ApiClient = Record<Method, (url: string) => supertest.Test>;
 export function contractClient(app: Express, checker: ContractChecker): ApiClient {
   const agent = supertest(app);
   const call = (method: Method) => (url: string) => agent[method](url).expect((res) => checker.check(method, url, res));
-  return { get: call('get'), post: call('post'), put: call('put'), patch: call('patch'), delete: call('delete'), head: call('head'), options: call('options') };
+  return {
+    get: call('get'),
+    post: call('post'),
+    put: call('put'),
+    patch: call('patch'),
+    delete: call('delete'),
+    head: call('head'),
+    options: call('options'),
+  };
 }
 
 export interface TestApp {
@@ -45,7 +53,9 @@ export interface TestApp {
  * The app exactly as production builds it (src/app.ts), on a database of its own,
  * migrated the way start-up migrates it.
  */
-export async function startTestApp(options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; corsOrigins?: string[] | '*' } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; corsOrigins?: string[] | '*' } = {},
+): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
   await migrate(sql);
@@ -56,7 +66,16 @@ export async function startTestApp(options: { apiKeys?: string[]; metricsToken?:
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
   // Every reply a handler makes is checked against the spec: one that breaks it fails as a 500.
-  const app = await createApp({ spec, handlers, apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY], logging, metricsToken: options.metricsToken, rateLimiter, validateResponses: 'enforce', corsOrigins: options.corsOrigins });
+  const app = await createApp({
+    spec,
+    handlers,
+    apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY],
+    logging,
+    metricsToken: options.metricsToken,
+    rateLimiter,
+    validateResponses: 'enforce',
+    corsOrigins: options.corsOrigins,
+  });
   const checker = await ContractChecker.create(spec);
   return {
     app,

@@ -32,7 +32,7 @@ export interface CreateLoad {
   acknowledged: Map<number, string>;
   /** Count of responses by status (0: no response). */
   statuses: Map<number, number>;
-  stop(): Promise<void>;
+  stop: () => Promise<void>;
 }
 
 /**
@@ -47,11 +47,15 @@ export function createLoad(baseUrl: () => string, apiKey: string, connections: n
   const worker = async () => {
     while (running) {
       const name = `${tag} ${++seq}`;
-      const r = await call(`${baseUrl()}/pets`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name, categoryId: seq }),
-      }, 10_000);
+      const r = await call(
+        `${baseUrl()}/pets`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name, categoryId: seq }),
+        },
+        10_000,
+      );
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       if (r.status === 201) acknowledged.set(r.body.id, name);
       if (r.status === 0 || r.status === 503) await new Promise((res) => setTimeout(res, 20));
@@ -61,7 +65,7 @@ export function createLoad(baseUrl: () => string, apiKey: string, connections: n
   return {
     acknowledged,
     statuses,
-    async stop() {
+    stop: async () => {
       running = false;
       await Promise.all(workers);
     },

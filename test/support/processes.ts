@@ -25,7 +25,15 @@ export const reapAll = () => spawned.forEach(reap);
 export function spawnServer(env: Record<string, string | undefined>, command = FROM_SOURCE, cwd = projectRoot): Spawned {
   const child = spawn(command[0] as string, command.slice(1), {
     cwd,
-    env: { ...process.env, DATABASE_URL: undefined, API_KEYS: undefined, PORT: '0', TS_NODE_TRANSPILE_ONLY: '1', VALIDATE_RESPONSES: 'enforce', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: undefined,
+      API_KEYS: undefined,
+      PORT: '0',
+      TS_NODE_TRANSPILE_ONLY: '1',
+      VALIDATE_RESPONSES: 'enforce',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -18,8 +18,22 @@ export interface ScratchProject {
 
 export function scratchProject(): ScratchProject {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-scratch-'));
-  for (const entry of ['package.json', 'tsconfig.json', 'spec', 'generated', 'src', 'scripts', 'test']) {
-    cpSync(path.join(projectRoot, entry), path.join(dir, entry), { recursive: true, filter: (from) => !from.includes(`${path.sep}.cache`) });
+  for (const entry of [
+    'package.json',
+    'tsconfig.json',
+    'eslint.config.mjs',
+    '.prettierrc.json',
+    '.prettierignore',
+    'spec',
+    'generated',
+    'src',
+    'scripts',
+    'test',
+  ]) {
+    cpSync(path.join(projectRoot, entry), path.join(dir, entry), {
+      recursive: true,
+      filter: (from) => !from.includes(`${path.sep}.cache`),
+    });
   }
   symlinkSync(path.join(projectRoot, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   const file = (relative: string) => path.join(dir, relative);
@@ -73,6 +87,10 @@ export function withCountPets(specText: string): string {
     required: ['count'],
     properties: { count: { type: 'integer', format: 'int32', minimum: 0 } },
   };
-  doc.components.schemas.Pet.allOf[1].properties.nickname = { type: 'string', description: 'What the staff call the animal.', maxLength: 50 };
+  doc.components.schemas.Pet.allOf[1].properties.nickname = {
+    type: 'string',
+    description: 'What the staff call the animal.',
+    maxLength: 50,
+  };
   return stringify(doc, { lineWidth: 0 });
 }

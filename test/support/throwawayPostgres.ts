@@ -31,7 +31,9 @@ export interface ThrowawayPostgres {
 function binDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   const [newest] = versions;
   return newest === undefined ? undefined : path.join(root, newest, 'bin');
 }
@@ -71,7 +73,12 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const bin = binDir() as string;
   const scratch = mkdtempSync(path.join(tmpdir(), 'animal-store-pg-'));
   const dataDir = path.join(scratch, 'data');
-  if (isRoot()) chownSync(scratch, Number((await run('id', ['-u', 'postgres'])).stdout.trim()), Number((await run('id', ['-g', 'postgres'])).stdout.trim()));
+  if (isRoot())
+    chownSync(
+      scratch,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
   await asPostgres([path.join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
   const port = await freePort();
   const pgctl = (...args: string[]) => asPostgres([path.join(bin, 'pg_ctl'), '-D', dataDir, ...args]);
@@ -103,7 +110,16 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     async start() {
-      await pgctl('-o', `-p ${port} -k ${scratch} -c listen_addresses=127.0.0.1`, '-l', path.join(scratch, 'log'), '-w', '-t', '60', 'start');
+      await pgctl(
+        '-o',
+        `-p ${port} -k ${scratch} -c listen_addresses=127.0.0.1`,
+        '-l',
+        path.join(scratch, 'log'),
+        '-w',
+        '-t',
+        '60',
+        'start',
+      );
     },
     async stop() {
       await pgctl('-m', 'fast', '-w', 'stop');
@@ -124,11 +140,32 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
       };
       const until = Date.now() + 5_000;
       while (!pids.every(gone) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-      for (const file of [path.join(dataDir, 'postmaster.pid'), path.join(scratch, `.s.PGSQL.${port}.lock`), path.join(scratch, `.s.PGSQL.${port}`)]) rmSync(file, { force: true });
+      for (const file of [
+        path.join(dataDir, 'postmaster.pid'),
+        path.join(scratch, `.s.PGSQL.${port}.lock`),
+        path.join(scratch, `.s.PGSQL.${port}`),
+      ])
+        rmSync(file, { force: true });
     },
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
-    psql: (sql) => asPostgres([path.join(bin, 'psql'), '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql]),
+    psql: (sql) =>
+      asPostgres([
+        path.join(bin, 'psql'),
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-At',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        sql,
+      ]),
     async destroy() {
       signal('SIGCONT');
       if (processes().length) await pgctl('-m', 'immediate', '-w', 'stop').catch(() => signal('SIGKILL'));
