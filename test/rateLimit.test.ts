@@ -7,12 +7,21 @@ import { createRateLimiter } from '../src/store/rateLimits';
 import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, OTHER_API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, startTestApp } from './support/harness';
 
-// Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP.
+// Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP. Each test spends keys of
+// its own, so that none depends on what another did to a count (they pass alone and in any order).
 const LIMIT = 5;
+const KEYS = {
+  exhausted: API_KEY,
+  spent: OTHER_API_KEY,
+  fresh: 'fresh-key-0123456789abcdef',
+  counted: 'counted-key-0123456789abcdef',
+  sharedRefused: 'shared-refused-key-0123456789',
+  sharedCounted: 'shared-counted-key-0123456789',
+};
 let t: TestApp;
 beforeAll(async () => {
   // A window of an hour, so that no test run straddles a reset.
-  t = await startTestApp({ rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
+  t = await startTestApp({ apiKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
 });
 afterAll(() => t.close());
 
@@ -24,39 +33,44 @@ const parse = (header: string | undefined) =>
       .map((p) => p.split('='))
       .map(([k, v]) => [k, Number(v)]),
   );
+const spend = async (api: TestApp['api'], key: string, n: number) => {
+  for (let i = 0; i < n; i++) await api.get('/v1/pets').set(auth(key)).expect(200);
+};
+const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 
 describe('rate limiting per API key', () => {
   test('when a key makes more requests than its limit, then the excess gets 429 with Retry-After and the RateLimit headers', async () => {
     const remaining: number[] = [];
     for (let i = 0; i < LIMIT; i++) {
-      const res = await t.api.get('/v1/pets').set(auth()).expect(200);
+      const res = await t.api.get('/v1/pets').set(auth(KEYS.exhausted)).expect(200);
       expect(res.headers['ratelimit-policy']).toBe(`"per-key";q=${LIMIT};w=3600`);
       remaining.push(parse(res.headers.ratelimit).r);
     }
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
     // Every operation counts against the same key, a create as well as a list.
-    const refused = await t.api.post('/v1/pets').set(auth()).send(buildNewPet()).expect(429);
+    const refused = await t.api.post('/v1/pets').set(auth(KEYS.exhausted)).send(buildNewPet()).expect(429);
     expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in 3600 s`), status: 429 });
     const reset = parse(refused.headers.ratelimit).t;
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(3600);
     expect(refused.headers['retry-after']).toBe(String(reset));
     expect(parse(refused.headers.ratelimit).r).toBe(0);
-    await t.api.get('/v1/pets/1').set(auth()).expect(429);
+    await t.api.get('/v1/pets/1').set(auth(KEYS.exhausted)).expect(429);
     // Refused requests do not reach the store.
     expect(await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`).toEqual([{ n: 0 }]);
   });
 
-  test('another key has its own count', async () => {
-    await t.api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(200);
+  test('when one key is spent, then another key still has its own count', async () => {
+    await spend(t.api, KEYS.spent, LIMIT);
+    await t.api.get('/v1/pets').set(auth(KEYS.spent)).expect(429);
+    await t.api.get('/v1/pets').set(auth(KEYS.fresh)).expect(200);
   });
 
   test('requests without a valid key get 401 and are not counted against any key', async () => {
     const missing = await t.api.get('/v1/pets').expect(401);
     const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
     for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
-    const digest = createHash('sha256').update('not-a-key-0123456789').digest('hex');
-    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${digest}`).toHaveLength(0);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${sha256('not-a-key-0123456789')}`).toHaveLength(0);
   });
 
   test('the probes are not limited', async () => {
@@ -65,30 +79,34 @@ describe('rate limiting per API key', () => {
   });
 
   test('the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
-    const rows = await t.sql<{ owner: string; count: number }[]>`SELECT owner, count FROM rate_limit_counts ORDER BY count DESC`;
-    expect(rows[0]).toEqual({ owner: expect.stringMatching(/^[0-9a-f]{64}$/), count: LIMIT });
-    expect(rows.map((r) => r.owner)).not.toContain(API_KEY);
+    await spend(t.api, KEYS.counted, 2);
+    await t.rateLimiter?.flush();
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(KEYS.counted)}`).toEqual([{ count: 2 }]);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${KEYS.counted}`).toHaveLength(0);
   });
 
-  test('a second instance on the same database refuses the key at once, and what it counts reaches the first', async () => {
+  test('a second instance on the same database refuses a spent key at once, and what it counts reaches the first', async () => {
+    await spend(t.api, KEYS.sharedRefused, LIMIT);
+    await spend(t.api, KEYS.sharedCounted, 1);
+    await t.rateLimiter?.flush();
     const { logging } = captureLogs('silent');
     const spec = await loadSpec();
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
     const app = await createApp({
       spec,
-      apiKeys: [API_KEY, OTHER_API_KEY],
+      apiKeys: Object.values(KEYS),
       handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })),
       logging,
       rateLimiter,
     });
     const api = contractClient(app, await ContractChecker.create(spec));
-    await api.get('/v1/pets').set(auth()).expect(429);
+    await api.get('/v1/pets').set(auth(KEYS.sharedRefused)).expect(429);
     // …and counts what it lets through where the first instance sees it.
-    for (let i = 0; i < LIMIT - 1; i++) await api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(200);
+    await spend(api, KEYS.sharedCounted, LIMIT - 1);
     await rateLimiter.flush();
     // The first instance rereads a count older than 250 ms before deciding: it now sees 1 + 4.
     await new Promise((r) => setTimeout(r, 300));
-    await t.api.get('/v1/pets').set(auth(OTHER_API_KEY)).expect(429);
+    await t.api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
   });
 });
 

@@ -12,7 +12,7 @@ import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';
 import { type Sql, connect, onlyRow } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
-import { type RateLimit, createRateLimiter } from '../../src/store/rateLimits';
+import { type RateLimit, type RateLimiter, createRateLimiter } from '../../src/store/rateLimits';
 import { type TestDatabase, freshDatabase } from './databases';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -44,6 +44,8 @@ export interface TestApp {
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
+  /** The app's rate limiter, when it has one: flush() writes its pending counts, as production does every 200 ms. */
+  rateLimiter: RateLimiter | undefined;
   /** The JSON lines the app logged so far, parsed: what an operator's log pipeline would read. */
   logs(): Record<string, any>[];
   close(): Promise<void>;
@@ -82,6 +84,7 @@ export async function startTestApp(
     spec,
     api: contractClient(app, checker),
     sql,
+    rateLimiter,
     logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
       await sql.end();
