@@ -10,7 +10,28 @@ const figures: string[] = [];
 
 describeWithThrowawayPostgres('database faults', () => {
   let pg: ThrowawayPostgres;
-  let server: Running;
+  let server: Running | undefined;
+  // Each test arranges the cluster and the server it needs, so that the tests pass alone and in any order.
+  let pgRunning = false;
+  const startPg = async () => {
+    if (!pgRunning) await pg.start();
+    pgRunning = true;
+  };
+  const stopPg = async () => {
+    if (pgRunning) await pg.stop();
+    pgRunning = false;
+  };
+  const setServer = (started: Running) => {
+    server = started;
+  };
+  const stopServer = async () => {
+    if (server) expect(await stop(server)).toBe(0);
+    server = undefined;
+  };
+  const running = (): Running => {
+    if (!server) throw new Error('no server started');
+    return server;
+  };
   beforeAll(async () => {
     pg = await createThrowawayPostgres();
   }, 60_000);
@@ -21,11 +42,21 @@ describeWithThrowawayPostgres('database faults', () => {
     if (figures.length) console.log(`Database fault figures:\n  ${figures.join('\n  ')}`);
   }, 60_000);
 
-  const list = () => call(`${server.baseUrl}/pets?limit=1`, { headers });
+  const list = () => call(`${running().baseUrl}/pets?limit=1`, { headers });
   const serving = async () => (await list()).status === 200;
+  /** A server serving on a database that answers: where the mid-run faults start from. */
+  const servingServer = async (): Promise<Running> => {
+    await startPg();
+    server ??= await startServer({ DATABASE_URL: pg.url, API_KEYS: KEY });
+    await waitFor(serving, { timeoutMs: 10_000 });
+    return server;
+  };
 
   test('when the database is down at start-up, then the server starts, is not ready, answers 503 fast, and serves once the database appears, without a restart', async () => {
-    server = await startServer({ DATABASE_URL: pg.url, API_KEYS: KEY });
+    await stopServer();
+    await stopPg();
+    const server = await startServer({ DATABASE_URL: pg.url, API_KEYS: KEY });
+    setServer(server);
     expect(server.output()).toContain('not reachable yet; answering 503 until it is');
 
     const ready = await call(`${server.origin}/readyz`);
@@ -52,7 +83,7 @@ describeWithThrowawayPostgres('database faults', () => {
     // The liveness probe does not depend on the database.
     expect((await call(`${server.origin}/healthz`)).status).toBe(200);
 
-    await pg.start();
+    await startPg();
     const recovered = await waitFor(serving, { timeoutMs: 10_000 });
     figures.push(`down at start-up: first 200 ${recovered} ms after PostgreSQL accepted connections`);
     expect(recovered).toBeLessThan(2_000);
@@ -60,6 +91,7 @@ describeWithThrowawayPostgres('database faults', () => {
   }, 90_000);
 
   test("when the database is stopped mid-run, then each request gets 503 within 2 s, and it serves again within 2 s of the database's return", async () => {
+    const server = await servingServer();
     const created = await call(`${server.baseUrl}/pets`, {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json' },
@@ -67,7 +99,7 @@ describeWithThrowawayPostgres('database faults', () => {
     });
     expect(created.status).toBe(201);
 
-    await pg.stop();
+    await stopPg();
     const during = await Promise.all([list(), list(), call(`${server.baseUrl}/pets/${created.body.id}`, { headers }), list()]);
     const sequential = [await list(), await list()];
     for (const r of [...during, ...sequential]) {
@@ -78,7 +110,7 @@ describeWithThrowawayPostgres('database faults', () => {
     expect((await call(`${server.origin}/readyz`)).status).toBe(503);
     figures.push(`stopped mid-run: slowest 503 took ${Math.max(...during.map((r) => r.ms), ...sequential.map((r) => r.ms))} ms`);
 
-    await pg.start();
+    await startPg();
     const recovered = await waitFor(serving, { timeoutMs: 10_000 });
     figures.push(`stopped mid-run: first 200 ${recovered} ms after PostgreSQL accepted connections`);
     expect(recovered).toBeLessThan(2_000);
@@ -86,6 +118,7 @@ describeWithThrowawayPostgres('database faults', () => {
   }, 60_000);
 
   test('when the database freezes (SIGSTOP), then no request hangs past its deadline: 503 instead, and it serves again once the database resumes', async () => {
+    const server = await servingServer();
     pg.freeze();
     let during;
     try {

@@ -3,14 +3,15 @@ import { existsSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { type ScratchProject, scratchProject, withCountPets } from './support/scratch';
 
-// npm run generate in a copy of the project whose spec gained an operation, as a team would run it.
+// npm run generate in a copy of the project whose spec gained an operation, as a team would run it;
+// a fresh copy for each test, so that each passes alone and in any order.
 const GENERATE = ['ts-node', '--transpile-only', 'scripts/generate.ts'];
 let project: ScratchProject;
-beforeAll(() => {
+beforeEach(() => {
   project = scratchProject();
   project.write('spec/openapi.yaml', withCountPets(project.read('spec/openapi.yaml')));
 });
-afterAll(() => project.remove());
+afterEach(() => project.remove());
 
 const generate = (...args: string[]) => project.run([...GENERATE, ...args]);
 
@@ -62,42 +63,31 @@ describe('npm run generate, after an operation was added to the spec', () => {
   test('it never touches a file a person may have changed, and says there is nothing to do', () => {
     const mine =
       "import type { OperationHandler } from './types';\n\n// mine\nexport const countPets: OperationHandler<'countPets'> = async () => ({ status: 200, body: { count: 0 } });\n";
+    generate();
     project.write('src/handlers/countPets.ts', mine);
     project.write('test/countPets.test.ts', '// mine too\n');
     const r = generate();
     expect(r.stdout).toBe('nothing to do: generated/ matches the spec (6 operations)\n');
     expect(project.read('src/handlers/countPets.ts')).toBe(mine);
     expect(project.read('test/countPets.test.ts')).toBe('// mine too\n');
-  });
+  }, 30_000);
 
   test('a handler whose operation left the spec is named, not deleted', () => {
-    const spec = project.read('spec/openapi.yaml');
-    const doc = parse(spec);
+    generate();
+    const doc = parse(project.read('spec/openapi.yaml'));
     delete doc.paths['/pets/count'];
     project.write('spec/openapi.yaml', stringify(doc));
-    try {
-      const r = generate();
-      expect(r.stdout).toContain('updated generated/handlers.ts');
-      expect(r.stdout).toContain(
-        'warning: src/handlers/countPets.ts names no operation of the spec, so it is not registered and never runs',
-      );
-      expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(true);
-    } finally {
-      project.write('spec/openapi.yaml', spec);
-      generate();
-    }
-  });
+    const r = generate();
+    expect(r.stdout).toContain('updated generated/handlers.ts');
+    expect(r.stdout).toContain('warning: src/handlers/countPets.ts names no operation of the spec, so it is not registered and never runs');
+    expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(true);
+  }, 30_000);
 
   test('an operationId that cannot name a file is refused, saying why', () => {
-    const spec = project.read('spec/openapi.yaml');
-    project.write('spec/openapi.yaml', spec.replace('operationId: countPets', 'operationId: count-pets'));
-    try {
-      const r = generate('--check');
-      expect(r.status).toBe(1);
-      expect(r.stderr).toContain('GET /pets/count: operationId "count-pets" must be a JavaScript identifier');
-    } finally {
-      project.write('spec/openapi.yaml', spec);
-    }
+    project.write('spec/openapi.yaml', project.read('spec/openapi.yaml').replace('operationId: countPets', 'operationId: count-pets'));
+    const r = generate('--check');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('GET /pets/count: operationId "count-pets" must be a JavaScript identifier');
   });
 
   test('--watch regenerates on each save of the spec and prints what changed; a half-written save is reported, not fatal', async () => {
@@ -117,6 +107,9 @@ describe('npm run generate, after an operation was added to the spec', () => {
     const spec = project.read('spec/openapi.yaml');
     try {
       await waitFor('watching spec/ for changes');
+      // What the saves print, after generate's first run.
+      const start = output.length;
+      const sinceStart = () => output.slice(start);
       project.write('spec/openapi.yaml', `${spec}\n  : [broken`);
       await waitFor('spec saved, not generated:');
       project.write(
@@ -127,12 +120,11 @@ describe('npm run generate, after an operation was added to the spec', () => {
         ),
       );
       await waitFor('created test/resetCount.test.ts');
-      expect(output).toContain('operations added: resetCount');
-      expect(output).toContain('updated generated/handlers.ts');
-      expect(output).toContain('created src/handlers/resetCount.ts');
+      expect(sinceStart()).toContain('operations added: resetCount');
+      expect(sinceStart()).toContain('updated generated/handlers.ts');
+      expect(sinceStart()).toContain('created src/handlers/resetCount.ts');
     } finally {
       if (child.pid) process.kill(child.pid, 'SIGTERM');
-      project.write('spec/openapi.yaml', spec);
     }
   }, 60_000);
 });
