@@ -10,7 +10,21 @@ const embedded = !process.env.DATABASE_URL;
 //   component  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
 //   system     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
 const UNIT = ['body', 'config', 'containers', 'layers', 'markdown'];
-const SYSTEM = ['backendPatch', 'browser', 'contract', 'docs', 'durability', 'editLoop', 'faults', 'fuzz', 'generate', 'scaleout', 'server', 'splitSpec', 'tooling'];
+const SYSTEM = [
+  'backendPatch',
+  'browser',
+  'contract',
+  'docs',
+  'durability',
+  'editLoop',
+  'faults',
+  'fuzz',
+  'generate',
+  'scaleout',
+  'server',
+  'splitSpec',
+  'tooling',
+];
 const files = (names: string[]) => names.map((name) => `<rootDir>/test/${name}.test.ts`);
 
 const shared = {
@@ -29,7 +43,12 @@ export default {
   projects: [
     { ...shared, displayName: 'unit', testMatch: files(UNIT) },
     // Everything not named as unit or system: a new test file runs in the inner loop until it is classified.
-    { ...shared, displayName: 'component', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: [...files(UNIT), ...files(SYSTEM)].map((f) => f.replace('<rootDir>', '')) },
+    {
+      ...shared,
+      displayName: 'component',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: [...files(UNIT), ...files(SYSTEM)].map((f) => f.replace('<rootDir>', '')),
+    },
     { ...shared, displayName: 'system', testMatch: files(SYSTEM) },
   ],
 } satisfies Config;
