@@ -96,26 +96,26 @@ describe('openapi-backend, patched, answers as the unpatched library does (produ
     [patched, unpatched] = await Promise.all([make(OpenAPIBackend), make(Unpatched)]);
   });
 
-  test('the copy really is unpatched, and the patched library really is patched', () => {
+  test('when both are loaded, then the copy is the published package and the installed library is the patched one', () => {
     expect(Object.getOwnPropertyNames(Object.getPrototypeOf(unpatched.router))).not.toContain('getPathPattern');
     expect(Object.getOwnPropertyNames(Object.getPrototypeOf(patched.router))).toContain('getPathPattern');
   });
 
-  test('the same operations, in a fresh array each call', () => {
+  test('when operations are asked for twice, then the same operations come back, in a fresh array each call', () => {
     expect(patched.router.getOperations()).toEqual(unpatched.router.getOperations());
     const first = patched.router.getOperations();
     first.pop();
     expect(patched.router.getOperations()).toHaveLength(first.length + 1);
   });
 
-  test('a definition replaced after init is seen', async () => {
+  test('when the definition is replaced after init, then the router sees the new one', async () => {
     const api = await make(OpenAPIBackend);
     expect(api.router.getOperations()).toHaveLength(spec.operations.size);
     api.router.definition = { ...api.router.definition, paths: {} };
     expect(api.router.getOperations()).toEqual([]);
   });
 
-  test('overlapping path templates are matched in the same order (by specificity, then as written)', async () => {
+  test('when path templates overlap, then they are matched in the same order (by specificity, then as written)', async () => {
     const op = (operationId: string) => ({ operationId, responses: { 200: { description: 'ok' } } });
     const definition = {
       openapi: '3.0.3',
@@ -145,7 +145,7 @@ describe('openapi-backend, patched, answers as the unpatched library does (produ
     expect(await route(OpenAPIBackend)).toEqual(await route(Unpatched));
   });
 
-  test.each(requests)('%s', async (_what, request) => {
+  test.each(requests)('when the request is %s, then the patched router parses it as the published one does', async (_what, request) => {
     const both = async <T>(f: (api: OpenAPIBackend) => T | Promise<T>) => [await f(patched), await f(unpatched)];
     const outcome = <T>(f: () => T) => {
       try {

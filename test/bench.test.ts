@@ -61,7 +61,7 @@ describe('the baselines answer as the product does', () => {
     ['createPet, no body', (a) => a.post('/v1/pets').set(auth())],
     ['an unknown path', (a) => a.get('/v1/nowhere').set(auth())],
     ['a method not allowed', (a) => a.delete('/v1/pets').set(auth())],
-  ])('%s', async (_what, call) => {
+  ])('when the request is %s, then every baseline answers as the product does', async (_what, call) => {
     const [product, node, express, bare] = await Promise.all([call(apps.product), call(apps.node), call(apps.express), call(apps.bare)]);
     const shape = (r: supertest.Response) => ({
       status: r.status,

@@ -27,7 +27,7 @@ describe('parseJsonExactly', () => {
     ['{"emoji":"\\ud83d\\udc08"}', { emoji: '🐈' }],
     // Found by the fuzzer in an ignored property: a large float is a float, not a rounded integer.
     ['{"x":-8.669118362183402e+120,"y":1.5e300}', { x: -8.669118362183402e120, y: 1.5e300 }],
-  ])('%s is parsed as written', (text, value) => {
+  ])('when the body is %s, then it is parsed as written', (text, value) => {
     expect(parseJsonExactly(text)).toEqual(value);
   });
 
@@ -38,11 +38,11 @@ describe('parseJsonExactly', () => {
     ['{"x":1e-400}', "The number 1e-400 in property 'x'"],
     ['{"k:\\"":2e400000000}', "The number 2e400000000 in property 'k:\"'"],
     ['{"k":-1e309}', "The number -1e309 in property 'k'"],
-  ])('%s is refused', (text, message) => {
+  ])('when the body is %s, then it is refused', (text, message) => {
     expect(refusal(text)).toContain(message);
   });
 
-  test('unpaired surrogates are refused in values and in keys', () => {
+  test('when a value or a key holds an unpaired surrogate, then the body is refused', () => {
     expect(refusal('{"name":"\\udc00"}')).toBe(
       "Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text",
     );
@@ -50,7 +50,7 @@ describe('parseJsonExactly', () => {
     expect(refusal('"\\ud800"')).toContain('The request body contains an unpaired');
   });
 
-  test('malformed JSON is malformed_json', () => {
+  test('when the body is not JSON, then it is refused as malformed_json', () => {
     expect(() => parseJsonExactly('{')).toThrow(expect.objectContaining({ status: 400, code: 'malformed_json' }));
   });
 });

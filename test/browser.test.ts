@@ -42,7 +42,7 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     other?.server.close();
   });
 
-  test('/docs/: authorize, then Try it out executes listPets, createPet and getPet on this server, and nothing leaves for another host', async () => {
+  test('when a user authorizes on /docs/ and tries listPets, createPet and getPet, then each runs on this server and nothing leaves for another host', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const foreign: string[] = [];
     const failures: string[] = [];
@@ -130,7 +130,7 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     }
   };
 
-  test('a web app on a listed origin calls the API with fetch and reads its headers', async () => {
+  test('when a web app on a listed origin calls the API with fetch, then it succeeds and reads the exposed headers', async () => {
     const list = await callFrom(allowed.origin);
     expect(list).toMatchObject({
       status: 200,
@@ -151,7 +151,7 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     });
   });
 
-  test('a web app on an origin not listed is blocked by the browser', async () => {
+  test('when a web app on an origin not listed calls the API, then the browser blocks it', async () => {
     expect(await callFrom(other.origin)).toEqual({ error: 'TypeError: Failed to fetch' });
   });
 });

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('the typed client (openapi-fetch over generated/)', () => {
-  test('creates, lists and fetches animals', async () => {
+  test('when the typed client creates, lists and fetches animals, then it gets typed bodies', async () => {
     const created = await store.POST('/pets', { body: { name: 'Client', categoryId: 4, status: 'pending' } });
     expect(created.response.status).toBe(201);
     const pet = created.data;
@@ -34,7 +34,7 @@ describe('the typed client (openapi-fetch over generated/)', () => {
     expect(fetched.response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
   });
 
-  test('failures arrive as the typed Error body', async () => {
+  test('when a call fails, then the client gets the typed Error body', async () => {
     const missing = await store.GET('/pets/{petId}', { params: { path: { petId: 9007199254740991 } } });
     expect(missing.error).toEqual({ code: 'not_found', message: 'No animal has id 9007199254740991', status: 404 });
 
@@ -43,7 +43,7 @@ describe('the typed client (openapi-fetch over generated/)', () => {
     expect(denied.error?.code).toBe('unauthorized');
   });
 
-  test('the compiler refuses calls the contract does not allow', async () => {
+  test('when code calls the client as the contract does not allow, then the compiler refuses it', async () => {
     // @ts-expect-error categoryId is an integer in the spec
     const wrongType = await store.POST('/pets', { body: { name: 'Typed', categoryId: 'seven' } });
     expect(wrongType.error?.code).toBe('validation_failed');

@@ -84,7 +84,7 @@ describe('loadConfig', () => {
     });
   });
 
-  test('PORT 0 asks the OS for a free port', () => {
+  test('when PORT is 0, then the OS picks a free port', () => {
     expect(loadConfig({ PORT: '0', API_KEYS: KEY }).port).toBe(0);
   });
 
@@ -108,15 +108,15 @@ describe('loadConfig', () => {
     ]);
   });
 
-  test.each(['', 'abc', '3000.5', '-1', ' 3000', '0x10'])('PORT=%j is refused', (port) => {
+  test.each(['', 'abc', '3000.5', '-1', ' 3000', '0x10'])('when PORT=%j, then it is refused', (port) => {
     expect(problemsOf({ PORT: port, API_KEYS: KEY })[0]).toMatch(/^PORT must be an integer/);
   });
 
-  test.each([['not a url'], ['localhost:5432/db']])('DATABASE_URL=%j is refused', (url) => {
+  test.each([['not a url'], ['localhost:5432/db']])('when DATABASE_URL=%j, then it is refused', (url) => {
     expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toHaveLength(1);
   });
 
-  test('WEB_CONCURRENCY: 1 to 64, and above 1 only with DATABASE_URL', () => {
+  test('when WEB_CONCURRENCY is outside 1 to 64, or above 1 without DATABASE_URL, then it is refused', () => {
     expect(problemsOf({ WEB_CONCURRENCY: '0', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY must be an integer from 1 to 64, got "0"']);
     expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual([
       'WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process',
@@ -129,15 +129,15 @@ describe('loadConfig', () => {
     ['50000/1h', { requests: 50000, windowSeconds: 3600 }],
     ['10/30s', { requests: 10, windowSeconds: 30 }],
     ['off', undefined],
-  ])('RATE_LIMIT=%s is read as %j', (text, expected) => {
+  ])('when RATE_LIMIT=%s, then it is read as %j', (text, expected) => {
     expect(loadConfig({ RATE_LIMIT: text, API_KEYS: KEY }).rateLimit).toEqual(expected);
   });
 
-  test.each(['', '0/1m', '100', '100/1d', '-5/1m', '1e3/1m', 'OFF', '100/0m'])('RATE_LIMIT=%j is refused', (text) => {
+  test.each(['', '0/1m', '100', '100/1d', '-5/1m', '1e3/1m', 'OFF', '100/0m'])('when RATE_LIMIT=%j, then it is refused', (text) => {
     expect(problemsOf({ RATE_LIMIT: text, API_KEYS: KEY })[0]).toMatch(/^RATE_LIMIT must be <requests>\/<window>/);
   });
 
-  test('timeouts: integers in range, and the request timeout not below the headers timeout', () => {
+  test('when a timeout is out of range, or the request timeout is below the headers timeout, then it is refused', () => {
     expect(problemsOf({ HEADERS_TIMEOUT_MS: '50', KEEP_ALIVE_TIMEOUT_MS: 'x', IDEMPOTENCY_TTL_SECONDS: '10', API_KEYS: KEY })).toEqual([
       'IDEMPOTENCY_TTL_SECONDS must be an integer from 60 to 2592000, got "10"',
       'HEADERS_TIMEOUT_MS must be an integer from 100 to 600000, got "50"',
@@ -148,14 +148,14 @@ describe('loadConfig', () => {
     ]);
   });
 
-  test('ALLOW_STUBS is true or false, VALIDATE_RESPONSES off, log or enforce', () => {
+  test('when ALLOW_STUBS is not true or false, or VALIDATE_RESPONSES not off, log or enforce, then each is refused', () => {
     expect(problemsOf({ ALLOW_STUBS: 'no', VALIDATE_RESPONSES: 'strict', API_KEYS: KEY })).toEqual([
       'ALLOW_STUBS must be true or false, got "no"',
       'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"',
     ]);
   });
 
-  test('CORS_ORIGINS is * or a list of origins, each scheme, host and port only', () => {
+  test('when CORS_ORIGINS holds something other than * or origins (scheme, host and port only), then each such entry is refused', () => {
     expect(loadConfig({ CORS_ORIGINS: '*', API_KEYS: KEY }).corsOrigins).toBe('*');
     expect(
       problemsOf({ CORS_ORIGINS: 'https://app.example.com/,app.example.com,ftp://x.example,https://ok.example:8443,*', API_KEYS: KEY }),
@@ -167,13 +167,13 @@ describe('loadConfig', () => {
     ]);
   });
 
-  test('ON_UNSAFE_DATABASE is refuse or warn', () => {
+  test('when ON_UNSAFE_DATABASE is neither refuse nor warn, then it is refused', () => {
     expect(problemsOf({ ON_UNSAFE_DATABASE: 'ignore', API_KEYS: KEY })).toEqual([
       'ON_UNSAFE_DATABASE must be refuse or warn, got "ignore"',
     ]);
   });
 
-  test('API_KEYS set but empty is refused rather than running without keys', () => {
+  test('when API_KEYS is set but empty, then it is refused rather than running without keys', () => {
     expect(problemsOf({ API_KEYS: '' })).toEqual(['API_KEYS entry 1 is empty']);
   });
 });
@@ -185,12 +185,12 @@ describe('the configuration is documented where a newcomer looks', () => {
     ...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2])),
   ].sort();
 
-  test('the configuration table (docs/operations.md) lists every variable src/config.ts reads, and no other', () => {
+  test('when src/config.ts reads a variable, then the configuration table (docs/operations.md) lists it, and lists no other', () => {
     const table = [...read('docs/operations.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
     expect(table).toEqual(readByConfig);
   });
 
-  test('.env.example lists every one of them', () => {
+  test('when src/config.ts reads a variable, then .env.example lists it', () => {
     const listed = [...new Set([...read('.env.example').matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1]))].sort();
     expect(listed).toEqual(readByConfig);
   });

@@ -11,7 +11,7 @@ const compose = parse(readFileSync(path.join(projectRoot, 'docker-compose.yml'),
 const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
 
 describe('docker-compose.yml', () => {
-  test('is valid against the Compose specification schema, which does refuse a wrong file', () => {
+  test('when the compose file is checked against the Compose specification schema, then it is valid (and a wrong one is refused)', () => {
     const ajv = new Ajv2019({ strict: false, allErrors: true, logger: false });
     // The formats the Compose specification defines for itself: Go durations (`2s`, `1m30s`) and port mappings.
     ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
@@ -34,7 +34,7 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  test('starts PostgreSQL with a health check and a volume, and the service once it is healthy', () => {
+  test('when composed, then PostgreSQL starts with a health check and a volume, and the service once it is healthy', () => {
     const { db, api } = compose.services;
     expect(db.image).toMatch(/^postgres:/);
     expect(db.healthcheck.test).toEqual(expect.arrayContaining(['pg_isready']));
@@ -44,7 +44,7 @@ describe('docker-compose.yml', () => {
     expect(api.depends_on).toEqual({ db: { condition: 'service_healthy' } });
   });
 
-  test('wires DATABASE_URL to that database and requires API_KEYS', () => {
+  test('when composed, then DATABASE_URL points at that database and API_KEYS is required', () => {
     const { db, api } = compose.services;
     const url = new URL(api.environment.DATABASE_URL);
     expect(url.hostname).toBe('db');
@@ -57,7 +57,7 @@ describe('docker-compose.yml', () => {
 });
 
 describe('Dockerfile', () => {
-  test('is multi-stage, installs production dependencies only, and runs the compiled server as a non-root user', () => {
+  test('when the image is built, then it is multi-stage, has production dependencies only, and runs the compiled server as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toContain('npm install --omit=dev');
     expect(dockerfile).toMatch(/^USER node$/m);
@@ -65,7 +65,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0/m);
   });
 
-  test('every install applies the patches: patches/ is copied before each npm install, and patch-package is a production dependency', () => {
+  test('when the image installs dependencies, then patches/ is there first and patch-package applies it', () => {
     const stages = dockerfile.split(/^FROM /m).slice(1);
     const installing = stages.filter((stage) => /^RUN npm install/m.test(stage));
     expect(installing.length).toBeGreaterThanOrEqual(2);
@@ -76,15 +76,15 @@ describe('Dockerfile', () => {
     expect(pkg.dependencies['patch-package']).toBeDefined();
   });
 
-  test('refuses to start with operations that are still generated stubs', () => {
+  test('when an operation is still a generated stub, then the image refuses to start', () => {
     expect(dockerfile).toMatch(/^ENV .*ALLOW_STUBS=false/m);
   });
 
-  test('checks its health on /healthz', () => {
+  test('when the image runs, then its health check calls /healthz', () => {
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
   });
 
-  test('copies every file the server reads at run time', () => {
+  test('when the image is built, then every file the server reads at run time is copied', () => {
     // The spec's folder: a split spec's files are read at start-up too.
     const specDir = path.relative(projectRoot, path.dirname(specPath));
     expect(dockerfile).toContain(`COPY ${specDir} ./${specDir}`);

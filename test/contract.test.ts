@@ -255,7 +255,7 @@ const rules: [string, (d: Json) => void, string, ChangeClass][] = [
 
 describe('spec diff: each rule, with a pair of small documents', () => {
   test.each(rules.map(([what, edit, rule, cls]) => [`${what} → ${rule} (${cls})`, edit, rule, cls] as const))(
-    '%s',
+    'when the edit is %s, then the diff grades it as expected',
     (_what, edit, rule, cls) => {
       const changes = changesFor(edit);
       if (rule === '(none)') {
@@ -285,14 +285,14 @@ describe('spec diff: each rule, with a pair of small documents', () => {
     ['a request body added as required', (d: Json) => delete create(d).requestBody, 'request-body-added-required', 'breaking'],
     ['an x-sunset withdrawn', (d: Json) => (list(d)['x-sunset'] = '2031-01-01'), 'sunset-removed', 'non-breaking'],
   ];
-  test.each(fromEditedOld)('%s', (_what, editOld, rule, cls) => {
+  test.each(fromEditedOld)('when the edit is %s, then the diff grades it as expected', (_what, editOld, rule, cls) => {
     const old = base();
     editOld(old);
     const changes = diffDocuments(old, base(), { today: TODAY });
     expect(changes).toContainEqual(expect.objectContaining({ rule, class: cls }));
   });
 
-  test('removing an operation after its x-sunset date is a notice, not breaking', () => {
+  test('when an operation is removed after its x-sunset date, then it is a notice, not breaking', () => {
     const old = base();
     get(old)['x-sunset'] = '2026-11-01';
     const edited = base();
@@ -303,11 +303,11 @@ describe('spec diff: each rule, with a pair of small documents', () => {
     ]);
   });
 
-  test('identical documents have no changes', () => {
+  test('when the documents are identical, then there are no changes', () => {
     expect(diffDocuments(base(), base(), { today: TODAY })).toEqual([]);
   });
 
-  test('each change says where it is: operation and JSON pointer', () => {
+  test('when a change is reported, then it says where it is: operation and JSON pointer', () => {
     const [change] = changesFor((d) => (list(d).parameters[0].schema.maximum = 50));
     expect(change).toEqual({
       class: 'breaking',
@@ -318,7 +318,7 @@ describe('spec diff: each rule, with a pair of small documents', () => {
     });
   });
 
-  test('allOf compositions are compared property by property', () => {
+  test('when schemas are allOf compositions, then they are compared property by property', () => {
     const old = base();
     const edited = base();
     petOut(old).properties = {};
@@ -346,7 +346,7 @@ describe('spec diff: documents and the command line', () => {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
-  test('YAML and JSON, with $refs resolved', async () => {
+  test('when the documents are YAML and JSON with $refs, then the refs are resolved and they compare equal', async () => {
     const withRefs = base();
     withRefs.components.schemas = { Pet: pet() };
     get(withRefs).responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Pet' };
@@ -358,7 +358,7 @@ describe('spec diff: documents and the command line', () => {
     expect(changes).toContainEqual(expect.objectContaining({ rule: 'response-property-removed', operation: 'GET /pets/{petId}' }));
   });
 
-  test('OpenAPI 3.1 type arrays are understood', async () => {
+  test('when an OpenAPI 3.1 type array changes, then the change is graded', async () => {
     const v31 = { ...base(), openapi: '3.1.0' };
     const edited = structuredClone(v31);
     petOut(edited).properties.name.type = ['string', 'null'];
@@ -370,7 +370,7 @@ describe('spec diff: documents and the command line', () => {
     );
   });
 
-  test('exit 0 when nothing is breaking, 1 when something is, 2 when a document cannot be compared', () => {
+  test('when the CLI compares, then it exits 0 with nothing breaking, 1 with something breaking, 2 when a document cannot be compared', () => {
     const a = write('a.yaml', base());
     const b = write(
       'b.yaml',
@@ -402,7 +402,7 @@ describe('spec diff: documents and the command line', () => {
     expect(cli(a).status).toBe(2);
   });
 
-  test('--format json and --format markdown', () => {
+  test('when --format json or --format markdown is asked for, then the changes come in that format', () => {
     const a = write('fa.yaml', base());
     const b = write(
       'fb.yaml',
@@ -436,17 +436,17 @@ describe('npm run contract', () => {
     return file;
   };
 
-  test('the released 1.0.0 is kept in the repository', () => {
+  test('when the repository is checked out, then the released 1.0.0 is in it', () => {
     expect(readFileSync(path.join(projectRoot, 'spec', 'released', '1.0.0.yaml'), 'utf8')).toContain('version: 1.0.0');
   });
 
-  test('passes on the spec as it is', () => {
+  test('when run on the spec as it is, then every check passes', () => {
     const r = spawnSync('npm', ['run', '-s', 'contract'], { cwd: projectRoot, encoding: 'utf8' });
     expect(r.stdout).toContain('contract: all checks passed');
     expect(r.status).toBe(0);
   }, 60_000);
 
-  test('fails, saying what to do, for an operation without a handler', () => {
+  test('when an operation has no handler, then it fails, saying what to do', () => {
     const file = specWith('unhandled', (s) =>
       s.replace(
         '  /pets/{petId}:\n',
@@ -467,14 +467,14 @@ describe('npm run contract', () => {
     );
   }, 60_000);
 
-  test('the generated and handler checks alone, without a spawn', async () => {
+  test('when the generated and handler checks run in-process, then both pass', async () => {
     expect(await checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml'))).toEqual([
       { name: 'generated', ok: true, detail: expect.any(String) },
       { name: 'handlers', ok: true, detail: 'every operation has a handler: getHealth, getReadiness, listPets, createPet, getPet' },
     ]);
   });
 
-  test('the linter applies our conventions', () => {
+  test('when the spec breaks our conventions, then the linter says so', () => {
     const r = lintSpec(specWith('snake', (s) => s.replace('operationId: listPets', 'operationId: list_pets')));
     expect(r.ok).toBe(false);
     expect(r.detail).toContain('operationId must be camelCase');
@@ -501,7 +501,7 @@ describe('npm run contract', () => {
             .replace('security:\n  - bearerAuth: []\n', 'security:\n  - apiKeyHeader: []\n')
             .replace('  securitySchemes:\n', '  securitySchemes:\n    apiKeyHeader: { type: apiKey, in: header, name: X-API-Key }\n'),
       ],
-    ])('%s: fails, naming the change and what to do', async (name, edit) => {
+    ])('when %s, then the release check fails, naming the change and what to do', async (name, edit) => {
       const r = await checkRelease(specWith(name.replace(/\W+/g, '-'), edit), undefined, new Date('2026-11-22'));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('breaking change(s) against the released 1.0.0');
@@ -510,7 +510,7 @@ describe('npm run contract', () => {
       );
     });
 
-    test('501 not_implemented, added within 1.0.0, is additive: a documented response and a code clients may not know yet', async () => {
+    test('when 501 not_implemented is compared with the released 1.0.0, then it is additive: a documented response and a code clients may not know yet', async () => {
       const r = await checkRelease(path.join(projectRoot, 'spec', 'openapi.yaml'), undefined, new Date('2026-11-22'));
       expect(r.ok).toBe(true);
       expect(r.changes.filter((c) => c.class === 'breaking')).toEqual([]);
@@ -526,7 +526,7 @@ describe('npm run contract', () => {
       );
     });
 
-    test('the same breaking change passes with a new major version and base path', async () => {
+    test('when the same breaking change comes with a new major version and base path, then it passes', async () => {
       const r = await checkRelease(
         specWith('v2', (s) =>
           s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.0.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2'),
@@ -537,7 +537,7 @@ describe('npm run contract', () => {
       expect(r).toMatchObject({ ok: true, detail: expect.stringContaining('a new major version (2.0.0) over 1.0.0') });
     });
 
-    test('a new major version without the new base path fails', async () => {
+    test('when a new major version keeps the old base path, then it fails', async () => {
       const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.0.0', 'version: 2.0.0')));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('info.version is 2.0.0, so every server URL must end in /v2');
@@ -563,7 +563,7 @@ describe('npm run contract', () => {
       ['the limit maximum raised', (s: string) => s.replace('maximum: 100\n', 'maximum: 200\n')],
       ['a description changed', (s: string) => s.replace('summary: List animals', 'summary: List the animals')],
       ['a minor version', (s: string) => s.replace('version: 1.0.0', 'version: 1.1.0')],
-    ])('%s: passes', async (name, edit) => {
+    ])('when %s, then the release check passes', async (name, edit) => {
       const r = await checkRelease(specWith(`ok-${name.replace(/\W+/g, '-')}`, edit), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true });
       expect(r.changes.filter((c) => c.class === 'breaking')).toEqual([]);

@@ -22,7 +22,7 @@ describe('CORS_ORIGINS unset (the default)', () => {
   });
   afterAll(() => t.close());
 
-  test('no response carries a CORS header, and a preflight gets the plain OPTIONS answer', async () => {
+  test('when a browser sends an Origin, then no response carries a CORS header, and a preflight gets the plain OPTIONS answer', async () => {
     expect(corsHeaders((await t.api.get('/v1/pets').set(auth()).set('Origin', APP).expect(200)).headers)).toEqual([]);
     const res = await preflight(t, APP).expect(204);
     expect(res.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
@@ -37,7 +37,7 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
   });
   afterAll(() => t.close());
 
-  test('a preflight from a listed origin is answered without a key: its methods and the three request headers', async () => {
+  test('when a listed origin sends a preflight, then it is answered without a key: the methods and the three request headers', async () => {
     const res = await preflight(t, APP).expect(204);
     expect(res.headers).toMatchObject({
       'access-control-allow-origin': APP,
@@ -53,14 +53,14 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
     ['a create', (t: TestApp) => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
     ['a request without a key (its 401 and challenge readable by the script)', (t: TestApp) => t.api.get('/v1/pets'), 401],
     ['the deprecated getPet (its Deprecation and Sunset readable)', (t: TestApp) => t.api.get('/v1/pets/999999'), 404],
-  ])("%s from a listed origin: allowed, and the contract's headers exposed", async (_name, request, status) => {
+  ])("when %s comes from a listed origin, then it is allowed and the contract's headers are exposed", async (_name, request, status) => {
     const req = request(t).set('Origin', 'http://localhost:5173');
     const res = await (status === 404 ? req.set(auth()) : req).expect(status);
     expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-expose-headers']).toBe(EXPOSED);
   });
 
-  test('an origin not listed gets no CORS headers, on requests and preflights alike', async () => {
+  test('when an origin is not listed, then it gets no CORS headers, on requests and preflights alike', async () => {
     for (const origin of ['https://evil.example', 'https://app.example.com.evil.example', 'http://app.example.com', 'null']) {
       expect(corsHeaders((await t.api.get('/v1/pets').set(auth()).set('Origin', origin).expect(200)).headers)).toEqual([]);
       const res = await preflight(t, origin).expect(204);
@@ -77,7 +77,7 @@ describe('CORS_ORIGINS=*', () => {
   });
   afterAll(() => t.close());
 
-  test('any origin is allowed, with the same headers exposed', async () => {
+  test('when any origin calls, then it is allowed, with the same headers exposed', async () => {
     const res = await t.api.get('/v1/pets').set(auth()).set('Origin', 'https://anywhere.example').expect(200);
     expect(res.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED });
     expect((await preflight(t, 'https://anywhere.example').expect(204)).headers['access-control-allow-origin']).toBe('*');
@@ -91,7 +91,7 @@ describe('the reference page and its paths', () => {
   });
   afterAll(() => t.close());
 
-  test("its document lists this server first, relative to the page (/v1, and / for the probes), then the spec's", () => {
+  test("when the reference page's document is built, then it lists this server first, relative to the page (/v1, and / for the probes), then the spec's", () => {
     const page = referencePageDocument(t.spec) as any;
     const doc = t.spec.document as any;
     expect(page.servers).toEqual([{ url: '/v1', description: 'This server (the origin this page was loaded from)' }, ...doc.servers]);
@@ -102,7 +102,7 @@ describe('the reference page and its paths', () => {
     expect(page.paths['/pets'].servers).toBeUndefined();
   });
 
-  test('the served contract stays the spec itself', async () => {
+  test('when the contract is fetched, then it is the spec itself', async () => {
     expect((await supertest(t.app).get('/openapi.yaml').expect(200)).text).toBe(t.spec.yamlText);
     expect(parse(t.spec.yamlText).servers).toEqual((t.spec.document as any).servers);
   });
@@ -113,7 +113,7 @@ describe('the reference page and its paths', () => {
     '/docs/no-such-file.js',
     '/docs/%2e%2e/src/main.ts',
     '/docs/..%2f..%2fpackage.json',
-  ])('GET %s is a 404 Error body', async (url) => {
+  ])('when GET %s is asked for, then it is a 404 Error body', async (url) => {
     const res = await supertest(t.app).get(url);
     expect([url, res.status, res.headers['content-type'], res.body]).toEqual([
       url,
@@ -123,7 +123,7 @@ describe('the reference page and its paths', () => {
     ]);
   });
 
-  test('/docs redirects to /docs/, the page', async () => {
+  test('when /docs is asked for, then it redirects to /docs/, the page', async () => {
     expect((await supertest(t.app).get('/docs').expect(301)).headers.location).toBe('/docs/');
     expect((await supertest(t.app).get('/docs/').expect(200)).headers['content-type']).toMatch(/^text\/html/);
   });

@@ -86,7 +86,7 @@ describe('POST /v1/pets (createPet)', () => {
       ['false', false, 'request body must be an object, got a boolean'],
       ['zero', 0, 'request body must be an object, got a number'],
       ['an empty string', '', 'request body must be an object, got a string'],
-    ])('%s', async (_what, body, message) => {
+    ])('when the body is %s, then it is answered as the contract says', async (_what, body, message) => {
       const before = await count();
       const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
@@ -105,20 +105,20 @@ describe('POST /v1/pets (createPet)', () => {
       ['an array inside', JSON.stringify(JSON.stringify([{ name: 'S', categoryId: 7 }]))],
       ['a number inside', '"42"'],
       ['null inside', '"null"'],
-    ])('%s', async (_what, text) => {
+    ])('when the body is %s, then it is answered as the contract says', async (_what, text) => {
       const before = await count();
       const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(text).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: 'request body must be an object, got a string', status: 400 });
       expect(await count()).toBe(before);
     });
 
-    test('a property whose value is JSON text is an ordinary string: stored as the text it is', async () => {
+    test("when a property's value is JSON text, then it is an ordinary string, stored as the text it is", async () => {
       const name = JSON.stringify({ name: 'inner', categoryId: 1 });
       const res = await t.api.post('/v1/pets').set(auth()).send(buildNewPet({ name })).expect(201);
       expect((await stored(res.body.id)).name).toBe(name);
     });
 
-    test('a categoryId sent as a JSON string of a number is refused, not decoded', async () => {
+    test('when categoryId is a JSON string of a number, then it is refused, not decoded', async () => {
       const res = await t.api
         .post('/v1/pets')
         .set(auth())
@@ -138,7 +138,7 @@ describe('POST /v1/pets (createPet)', () => {
       ['12345678901234567890123', "The number 12345678901234567890123 in property 'categoryId' cannot be represented exactly"],
       // Written as a float beyond 2^53: refused by the int64 range rather than the parser.
       ['1e30', "body property 'categoryId' must be <= 9007199254740991"],
-    ])('categoryId %s', async (literal, message) => {
+    ])('when categoryId is %s, then it is refused', async (literal, message) => {
       const before = await count();
       const res = await t.api
         .post('/v1/pets')
@@ -152,7 +152,7 @@ describe('POST /v1/pets (createPet)', () => {
     });
 
     test.each(['9007199254740992', '-9007199254740992', '18446744073709551616', '1e22'])(
-      'categoryId %s, exact but beyond ±(2^53−1), is refused by the schema',
+      'when categoryId is %s, exact but beyond ±(2^53−1), then the schema refuses it',
       async (literal) => {
         const before = await count();
         const res = await t.api
@@ -166,7 +166,7 @@ describe('POST /v1/pets (createPet)', () => {
       },
     );
 
-    test('exact integers written as 1.0 or 10e0 are the integers they denote', async () => {
+    test('when integers are written as 1.0 or 10e0, then they are the integers they denote', async () => {
       const res = await t.api
         .post('/v1/pets')
         .set(auth())

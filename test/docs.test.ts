@@ -19,14 +19,14 @@ afterAll(async () => {
 });
 
 describe('the served contract', () => {
-  test('GET /openapi.yaml is spec/openapi.yaml byte for byte, without a key', async () => {
+  test('when GET /openapi.yaml is asked for without a key, then it is spec/openapi.yaml byte for byte', async () => {
     const res = await fetch(`${base}/openapi.yaml`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
     expect(await res.text()).toBe(t.spec.yamlText);
   });
 
-  test('GET /openapi.json is the same document as JSON, without a key', async () => {
+  test('when GET /openapi.json is asked for without a key, then it is the same document as JSON', async () => {
     const res = await fetch(`${base}/openapi.json`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(t.spec.document);
@@ -34,7 +34,7 @@ describe('the served contract', () => {
 });
 
 (haveBrowser ? describe : describe.skip)('the API reference page in headless Chromium', () => {
-  test('GET /docs/ loads with no failed request, offline, and shows the three operations and the probes', async () => {
+  test('when GET /docs/ loads offline, then no request fails and it shows the three operations and the probes', async () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();

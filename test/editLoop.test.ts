@@ -47,7 +47,7 @@ async function stopped(server: Running) {
 
 const outputOf = (r: { status: number | null; stdout: string; stderr: string }) => `exit ${r.status}\n${r.stdout}${r.stderr}`;
 
-test('add an operation to the spec, generate, type-check, serve the stub, fill it in, serve it', async () => {
+test('when an operation is added to the spec, generated, type-checked, served as a stub and filled in, then it answers 501 and then 200 within the contract', async () => {
   // 1. Edit the spec.
   project.write('spec/openapi.yaml', withCountPets(project.read('spec/openapi.yaml')));
   checker = await ContractChecker.create(await loadSpec(project.file('spec/openapi.yaml')));

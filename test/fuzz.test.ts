@@ -468,7 +468,7 @@ const anyRequest = fc.oneof(
 );
 
 describe('spec-driven fuzzing', () => {
-  test(`${RUNS} generated requests: never a 5xx, always the contract, valid ones succeed`, async () => {
+  test(`when ${RUNS} generated requests are sent, then none gets a 5xx, every response keeps the contract, and valid ones succeed`, async () => {
     console.log(`fuzzing ${RUNS} requests with FUZZ_SEED=${SEED} (set FUZZ_SEED to reproduce)`);
     const tally = new Map<string, number>();
     await fc.assert(

@@ -16,7 +16,7 @@ afterEach(() => project.remove());
 const generate = (...args: string[]) => project.run([...GENERATE, ...args]);
 
 describe('npm run generate, after an operation was added to the spec', () => {
-  test('--check before it: exit 1, naming the stale files and the operation without a handler, and nothing written', () => {
+  test('when --check runs before generate, then it exits 1 naming the stale files and the operation without a handler, and writes nothing', () => {
     const r = generate('--check');
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('✗ generated/openapi.ts is stale for the spec');
@@ -26,7 +26,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(false);
   });
 
-  test('it writes the types, the registry, a 501 stub and a test.todo file, and prints each', () => {
+  test('when it runs, then it writes the types, the registry, a 501 stub and a test.todo file, and prints each', () => {
     const r = generate();
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split('\n')).toEqual([
@@ -60,7 +60,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(project.run(['prettier', '--check', 'src/handlers/countPets.ts', 'test/countPets.test.ts']).status).toBe(0);
   }, 60_000);
 
-  test('it never touches a file a person may have changed, and says there is nothing to do', () => {
+  test('when the stub and test exist, then it never touches them and says there is nothing to do', () => {
     const mine =
       "import type { OperationHandler } from './types';\n\n// mine\nexport const countPets: OperationHandler<'countPets'> = async () => ({ status: 200, body: { count: 0 } });\n";
     generate();
@@ -72,7 +72,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(project.read('test/countPets.test.ts')).toBe('// mine too\n');
   }, 30_000);
 
-  test('a handler whose operation left the spec is named, not deleted', () => {
+  test("when a handler's operation leaves the spec, then the handler is named, not deleted", () => {
     generate();
     const doc = parse(project.read('spec/openapi.yaml'));
     delete doc.paths['/pets/count'];
@@ -83,14 +83,14 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(existsSync(project.file('src/handlers/countPets.ts'))).toBe(true);
   }, 30_000);
 
-  test('an operationId that cannot name a file is refused, saying why', () => {
+  test('when an operationId cannot name a file, then it is refused, saying why', () => {
     project.write('spec/openapi.yaml', project.read('spec/openapi.yaml').replace('operationId: countPets', 'operationId: count-pets'));
     const r = generate('--check');
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('GET /pets/count: operationId "count-pets" must be a JavaScript identifier');
   });
 
-  test('--watch regenerates on each save of the spec and prints what changed; a half-written save is reported, not fatal', async () => {
+  test('when --watch is running and the spec is saved, then it regenerates and prints what changed, and a half-written save is reported, not fatal', async () => {
     const child = spawn(project.file('node_modules/.bin/ts-node'), [...GENERATE.slice(1), '--watch'], {
       cwd: project.dir,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -50,7 +50,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
       ['9007199254740992', "path parameter 'petId' must be <= 9007199254740991"],
       ['9223372036854775808', "path parameter 'petId' must be <= 9007199254740991"],
       ['%E0%A4%A', 'The request path has malformed percent-encoding'],
-    ])('%s', async (petId, message) => {
+    ])('when petId is %s, then 400 says what is wrong with it', async (petId, message) => {
       const res = await t.api.get(`/v1/pets/${petId}`).set(auth()).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
     });
@@ -62,7 +62,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
       ['404', 404, true],
       ['400', 400, true],
       ['401', 401, false],
-    ])('%s', async (_name, status, withKey) => {
+    ])('when the answer is %s, then it carries the deprecation headers', async (_name, status, withKey) => {
       const pet = await insertPet(t.sql, { name: 'Old', categoryId: 1, status: 'available' });
       const path = status === 404 ? '/v1/pets/9007199254740990' : status === 400 ? '/v1/pets/x' : `/v1/pets/${pet.id}`;
       const req = t.api.get(path);
@@ -71,7 +71,7 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
     });
   });
 
-  test('the operations that are not deprecated carry no deprecation headers', async () => {
+  test('when an operation is not deprecated, then its responses carry no deprecation headers', async () => {
     const res = await t.api.get('/v1/pets').set(auth()).expect(200);
     expect(res.headers.deprecation).toBeUndefined();
     expect(res.headers.sunset).toBeUndefined();

@@ -14,12 +14,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () => {
-  test('healthz: the process answers', async () => {
+  test('when the process is up, then /healthz answers 200', async () => {
     const res = await t.api.get('/healthz').expect(200);
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  test('readyz: the database answers and every migration is applied', async () => {
+  test('when the database answers and every migration is applied, then /readyz answers 200', async () => {
     const res = await t.api.get('/readyz').expect(200);
     expect(res.body).toEqual({ status: 'ready', migration: readMigrations().length });
   });
@@ -58,7 +58,7 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
     }
   });
 
-  test('they are not under /v1, and the wrong method gets 405', async () => {
+  test('when the probes are asked for under /v1 or with the wrong method, then 404 or 405', async () => {
     await t.api.get('/v1/healthz').expect(401);
     const res = await t.api.post('/healthz').expect(405);
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');

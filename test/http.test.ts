@@ -128,7 +128,7 @@ describe('routing', () => {
     expect(res.body).toEqual({ code: 'not_found', message: 'No route GET /pets', status: 404 });
   });
 
-  test('paths are case-sensitive, as the spec writes them', async () => {
+  test("when a path differs from the spec's only in case, then it is not found", async () => {
     await t.api.get('/V1/pets').set(auth()).expect(404);
     await t.api.get('/v1/Pets').set(auth()).expect(404);
   });
@@ -154,7 +154,7 @@ describe('routing', () => {
     expect(res.text).toBeUndefined();
   });
 
-  test('no response names the framework', async () => {
+  test('when any response is sent, then it does not name the framework', async () => {
     const res = await t.api.get('/v1/pets').set(auth()).expect(200);
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
@@ -201,7 +201,7 @@ describe('faults', () => {
       ['listPets', 'get', '/v1/pets'],
       ['getPet', 'get', '/v1/pets/1'],
       ['createPet', 'post', '/v1/pets'],
-    ] as const)('%s', async (_name, method, path) => {
+    ] as const)('when the database is unreachable and %s is called, then 503 with Retry-After, quickly', async (_name, method, path) => {
       const started = Date.now();
       const req = api[method](path).set(auth());
       const res = await (method === 'post' ? req.send(buildNewPet()) : req).expect(503);
@@ -210,14 +210,14 @@ describe('faults', () => {
       expect(res.headers['retry-after']).toBe('1');
     });
 
-    test('and the 503 is logged as a warning with its cause', async () => {
+    test('when the database is unreachable, then the 503 is logged as a warning with its cause', async () => {
       const res = await api.get('/v1/pets').set(auth()).set('X-Request-Id', 'unreachable-1').expect(503);
       expect(res.headers['x-request-id']).toBe('unreachable-1');
       const line = logs.lines.map((l) => JSON.parse(l)).find((l) => l.req?.id === 'unreachable-1');
       expect(line).toMatchObject({ level: 40, msg: 'request completed', res: { statusCode: 503 }, err: { code: 'ECONNREFUSED' } });
     });
 
-    test('and bad input is still answered 400, without the database', async () => {
+    test('when the database is unreachable and the input is bad, then it is still answered 400', async () => {
       await api.get('/v1/pets?limit=0').set(auth()).expect(400);
     });
   });

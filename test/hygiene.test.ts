@@ -60,7 +60,7 @@ describe('OPTIONS', () => {
     ['/v1/pets', 'GET, HEAD, POST, OPTIONS'],
     ['/v1/pets/1', 'GET, HEAD, OPTIONS'],
     ['/healthz', 'GET, HEAD, OPTIONS'],
-  ])('OPTIONS %s answers 204 with Allow: %s, key or not', async (path, allow) => {
+  ])('when OPTIONS %s is sent, key or not, then 204 with Allow: %s', async (path, allow) => {
     for (const withKey of [false, true]) {
       const req = t.api.options(path);
       if (withKey) req.set(auth());
@@ -70,7 +70,7 @@ describe('OPTIONS', () => {
     }
   });
 
-  test('OPTIONS on a path that does not exist is 404 with a key, 401 without', async () => {
+  test('when OPTIONS is sent to a path that does not exist, then 404 with a key, 401 without', async () => {
     await t.api.options('/v1/nowhere').set(auth()).expect(404);
     await t.api.options('/v1/nowhere').expect(401);
   });
@@ -84,15 +84,18 @@ describe('security headers for a JSON API', () => {
     ['a 401', () => t.api.get('/v1/pets'), 401],
     ['a 404', () => t.api.get('/v1/pets/999999').set(auth()), 404],
     ['a probe', () => t.api.get('/readyz'), 200],
-  ])('%s carries nosniff and Cache-Control: no-store, and does not name the framework', async (_what, call, status) => {
-    const res = await call().expect(status);
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-  });
+  ])(
+    'when %s is answered, then it carries nosniff and Cache-Control: no-store, and does not name the framework',
+    async (_what, call, status) => {
+      const res = await call().expect(status);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    },
+  );
 
-  test('the published contract carries nosniff too', async () => {
+  test('when the contract is fetched, then it carries nosniff too', async () => {
     const res = await t.api.get('/openapi.json').expect(200);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
@@ -137,13 +140,13 @@ describe('slow and oversized clients', () => {
     expect(JSON.parse(res.body)).toEqual({ code: 'bad_request', message: 'The request is not valid HTTP/1.1', status: 400 });
   });
 
-  test("the keep-alive timeout outlasts a load balancer's 60 s idle timeout", () => {
+  test("when a connection is idle, then it is kept longer than a load balancer's 60 s idle timeout", () => {
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.headersTimeout).toBe(TIMEOUTS.headersTimeoutMs);
     expect(server.requestTimeout).toBe(TIMEOUTS.requestTimeoutMs);
   });
 
-  test('a client that keeps its connection open gets several answers on it', async () => {
+  test('when a client keeps its connection open, then it gets several answers on it', async () => {
     const request = `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth().Authorization}\r\n\r\n`;
     const res = await raw([request, request, `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`], 50);
     expect(res.status).toBe(200);

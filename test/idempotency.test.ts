@@ -89,7 +89,7 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     expect(rows.map((r) => r.alive)).toEqual([true]);
   });
 
-  test('the record is kept for 24 hours by default, under the SHA-256 of the API key, never the key itself', async () => {
+  test('when a create is recorded, then the record is kept for 24 hours by default, under the SHA-256 of the API key, never the key itself', async () => {
     const key = newKey();
     await create(buildNewPet(), key).expect(201);
     const [row] = await t.sql<{ owner: string; hours: number }[]>`
@@ -156,7 +156,7 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     },
   );
 
-  test('the sweep deletes expired records and past rate-limit windows, and keeps the live ones', async () => {
+  test('when the sweep runs, then it deletes expired records and past rate-limit windows, and keeps the live ones', async () => {
     const live = newKey();
     const stale = newKey();
     await create(buildNewPet(), live).expect(201);

@@ -22,7 +22,7 @@ const layerOf = (file: string) => (path.relative(src, file).split(path.sep)[0] a
 const files = sourceFiles(src);
 
 describe('the layers of src/', () => {
-  test('every file belongs to a layer, or is one of the two that stand apart', () => {
+  test('when a file is in src/, then it belongs to a layer, or is one of the two that stand apart', () => {
     const stray = files.filter((f) => !LAYERS.includes(layerOf(f)) && !['paths', 'client'].includes(layerOf(f)));
     expect(stray).toEqual([]);
   });
@@ -42,13 +42,29 @@ describe('the layers of src/', () => {
 });
 
 describe('generated/', () => {
-  test('the handler registry imports the handlers of src/handlers/ and nothing else', () => {
+  test('when the handler registry is generated, then it imports the handlers of src/handlers/ and nothing else', () => {
     const file = path.join(projectRoot, 'generated', 'handlers.ts');
     const targets = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) =>
       path.relative(projectRoot, path.resolve(path.dirname(file), m[1] as string)),
     );
     expect(targets.length).toBeGreaterThan(1);
     expect(targets.filter((t) => !t.startsWith(`src${path.sep}handlers${path.sep}`))).toEqual([]);
+  });
+});
+
+describe('test/', () => {
+  test('when a test is named, then the name follows one pattern: "when …, then …"', () => {
+    const titles = sourceFiles(path.join(projectRoot, 'test'))
+      .filter((file) => file.endsWith('.test.ts'))
+      .flatMap((file) =>
+        [
+          ...readFileSync(file, 'utf8').matchAll(
+            /(?:\btest\(|\btest\.each\([^()]*\)\(|\]\)\(|\btest\.each\(\w+\)\(|\btest\.skip\)\()\s*(['"`])((?:\\.|(?!\1).)*)\1/g,
+          ),
+        ].map((m) => `${path.relative(projectRoot, file)}: ${m[2]}`),
+      );
+    expect(titles.length).toBeGreaterThan(200);
+    expect(titles.filter((t) => !/\bwhen\b.*\bthen\b/.test(t))).toEqual([]);
   });
 });
 
@@ -59,7 +75,7 @@ describe('scripts/', () => {
       path.resolve(path.dirname(file), m[1] as string),
     );
 
-  test('import nothing from test/ (what both need lives in src/ or scripts/lib/)', () => {
+  test('when a script imports, then nothing comes from test/ (what both need lives in src/ or scripts/lib/)', () => {
     const offences = scripts.flatMap((file) =>
       importsOf(file)
         .filter((target) => target.startsWith(path.join(projectRoot, 'test')))
@@ -68,7 +84,7 @@ describe('scripts/', () => {
     expect(offences).toEqual([]);
   });
 
-  test('the contract checks do not load the app to check the handlers', () => {
+  test('when the contract checks run, then they do not load the app to check the handlers', () => {
     const offences = scripts
       .filter((file) => file.startsWith(path.join(projectRoot, 'scripts', 'contract')) || file.endsWith('contract.ts'))
       .flatMap((file) =>
@@ -81,7 +97,7 @@ describe('scripts/', () => {
 });
 
 describe('libraries are used through their public API', () => {
-  test("no source assigns to a library object's members or reads private symbols", () => {
+  test("when any source is read, then none assigns to a library object's members or reads private symbols", () => {
     const offences = files.flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
@@ -98,7 +114,7 @@ describe('libraries are used through their public API', () => {
     expect(offences).toEqual([]);
   });
 
-  test('after the pipeline has registered everything, no method of openapi-backend, its router or its validator is shadowed', async () => {
+  test('when the pipeline has registered everything, then no method of openapi-backend, its router or its validator is shadowed', async () => {
     const spec = await loadSpec();
     const backend = await createBackend(spec);
     createApiPipeline({ spec, backend, handlers: await createMockHandlers(spec), apiKeys: ['k'.repeat(16)] });

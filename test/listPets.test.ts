@@ -73,12 +73,12 @@ describe('GET /v1/pets (listPets)', () => {
       // Found by the fuzzer: a parameter named __proto__ must stay a parameter.
       ['limit=5&__proto__=1', "query parameter '__proto__' is not allowed"],
       ['constructor=1', "query parameter 'constructor' is not allowed"],
-    ])('%s', async (query, message) => {
+    ])('when %s, then 400 names the parameter', async (query, message) => {
       const res = await t.api.get(`/v1/pets?${query}`).set(auth()).expect(400);
       expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
     });
 
-    test('several problems at once are all named', async () => {
+    test('when several parameters are wrong at once, then all are named', async () => {
       const res = await t.api.get('/v1/pets?limit=500&status=lost&color=red').set(auth()).expect(400);
       expect(res.body.message).toContain("'limit' must be <= 100");
       expect(res.body.message).toContain("'status' must be one of");

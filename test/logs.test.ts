@@ -40,7 +40,7 @@ describe('request logs (pino, one JSON line per request)', () => {
     expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  test('the route is the template, not the URL, and a refused caller has no key identity', async () => {
+  test('when a caller is refused, then the line has the route template, not the URL, and no key identity', async () => {
     const res = await t.api.get('/v1/pets/12345').expect(401);
     expect(lineFor(res.headers['x-request-id'])).toEqual(
       expect.objectContaining({ route: '/v1/pets/{petId}', operationId: 'getPet', res: { statusCode: 401 } }),
@@ -76,7 +76,7 @@ describe('the request line writer (src/ops/logger.ts)', () => {
     ['the product logging (ISO time, service field)', {}],
     ['epoch time and several fields', { time: pino.stdTimeFunctions.epochTime, base: { service: 's"q', pid: 42, host: 'h\\x' } }],
     ['no time and no fields', { time: pino.stdTimeFunctions.nullTime, base: {} }],
-  ])('%s', (_what, options) => {
+  ])('when the logger is made with %s, then the request line is byte for byte what pino writes', (_what, options) => {
     const lines: string[] = [];
     const { logger, requestLine } = createLogging({ level: 'info', destination: { write: (l: string) => lines.push(l) }, ...options });
     for (const fields of fieldSets) {
@@ -88,7 +88,7 @@ describe('the request line writer (src/ops/logger.ts)', () => {
     expect(byTemplate).toHaveLength(fieldSets.length);
   });
 
-  test('below its level it writes nothing', () => {
+  test('when the level is above info, then the request line writes nothing', () => {
     const lines: string[] = [];
     const { requestLine } = createLogging({ level: 'warn', destination: { write: (l: string) => lines.push(l) } });
     requestLine(fieldSets[0] as RequestLogFields, 'request completed');

@@ -38,11 +38,11 @@ const files = [
 ];
 
 describe('links in the README and docs', () => {
-  test('the README stays short: at most 150 lines, the rest in docs/', () => {
+  test('when the README is read, then it is at most 150 lines, the rest in docs/', () => {
     expect(readFileSync(path.join(projectRoot, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(150);
   });
 
-  test('heading ids follow GitHub', () => {
+  test("when headings are read, then their ids follow GitHub's", () => {
     expect([...headingIds('# A\n## Stubs in production: `ALLOW_STUBS`\n## Run it\n## Run it\n```\n# not a heading\n```\n')]).toEqual([
       'a',
       'stubs-in-production-allow_stubs',

@@ -19,7 +19,7 @@ describe('GET /metrics (Prometheus)', () => {
   });
   afterAll(() => t.close());
 
-  test('counts requests by operation and status, deprecated calls by key, and reports the process and the database', async () => {
+  test('when requests are answered, then /metrics counts them by operation and status, deprecated calls by key, and reports the process and the database', async () => {
     const pet = await insertPet(t.sql, { name: 'Counted', categoryId: 1, status: 'available' });
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
@@ -49,7 +49,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   });
   afterAll(() => t.close());
 
-  test('without the token: 401; with an API key instead: 401; with the token: 200', async () => {
+  test('when METRICS_TOKEN is set, then /metrics answers 401 without it or with an API key, and 200 with it', async () => {
     const missing = await supertest(t.app).get('/metrics').expect(401);
     expect(missing.body).toEqual({
       code: 'unauthorized',

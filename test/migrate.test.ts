@@ -69,7 +69,7 @@ describe('migrations', () => {
     expect(await tables()).toEqual([]);
   });
 
-  test('files must be numbered without gaps and named NNNN_name.sql', () => {
+  test('when migration files have gaps or other names, then they are refused', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
     writeFileSync(path.join(dir, '0001_a.sql'), 'SELECT 1');
     writeFileSync(path.join(dir, '0003_c.sql'), 'SELECT 1');
@@ -78,7 +78,7 @@ describe('migrations', () => {
     expect(() => readMigrations(dir)).toThrow('Migration file name must be NNNN_name.sql: 0002 B.sql');
   });
 
-  test('the pets table enforces the contract too: status values, name length, required columns', async () => {
+  test('when rows break the contract, then the pets table refuses them too: status values, name length, required columns', async () => {
     await migrate(sql);
     await expect(sql`INSERT INTO pets (name, category_id, status) VALUES ('x', 1, 'lost')`).rejects.toThrow(/check constraint/);
     await expect(sql`INSERT INTO pets (name, category_id) VALUES (${'n'.repeat(201)}, 1)`).rejects.toThrow(/check constraint/);

@@ -27,23 +27,26 @@ describe('mock mode (npm run mock)', () => {
   test.each([
     ['listPets', 'get', '/v1/pets', '/pets', 200],
     ['getPet', 'get', '/v1/pets/7', '/pets/{petId}', 200],
-  ] as const)('%s answers with the example of its success response', async (_id, method, url, path, status) => {
-    const res = await api[method](url).set(auth()).expect(status);
-    expect(res.body).toEqual(example(path, method, String(status)));
-  });
+  ] as const)(
+    'when %s is called, then the mock answers with the example of its success response',
+    async (_id, method, url, path, status) => {
+      const res = await api[method](url).set(auth()).expect(status);
+      expect(res.body).toEqual(example(path, method, String(status)));
+    },
+  );
 
-  test('createPet answers 201 with its example, after validating the body', async () => {
+  test('when createPet is called, then the mock validates the body and answers 201 with its example', async () => {
     const res = await api.post('/v1/pets').set(auth()).send({ name: 'Anything', categoryId: 3 }).expect(201);
     expect(res.body).toEqual(example('/pets', 'post', '201'));
     await api.post('/v1/pets').set(auth()).send({ name: 'No category' }).expect(400);
   });
 
-  test('Prefer: code=404 gives the documented 404 example', async () => {
+  test('when Prefer: code=404 is sent, then the mock gives the documented 404 example', async () => {
     const res = await api.get('/v1/pets/7').set(auth()).set('Prefer', 'code=404').expect(404);
     expect(res.body).toEqual(example('/pets/{petId}', 'get', '404'));
   });
 
-  test('authentication and validation work as in the service', async () => {
+  test('when a key is missing or input is invalid, then the mock answers as the service does', async () => {
     await api.get('/v1/pets').expect(401);
     await api.get('/v1/pets?limit=101').set(auth()).expect(400);
   });

@@ -41,19 +41,19 @@ const planOf = async (status: string) => {
   );
 };
 
-test('a rare status in id order is an index scan on pets_status_id_idx, with no sort', async () => {
+test('when a rare status is listed in id order, then the plan is an index scan on pets_status_id_idx, with no sort', async () => {
   const plan = await planOf('sold');
   expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
   expect(plan.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'pets_status_id_idx')).toBe(true);
 });
 
-test('a common status in id order is an index scan, with no sort', async () => {
+test('when a common status is listed in id order, then the plan is an index scan, with no sort', async () => {
   const plan = await planOf('available');
   expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
   expect(plan.some((n) => n['Node Type'] === 'Index Scan')).toBe(true);
 });
 
-test('the unfiltered list in id order is an index scan on the primary key, with no sort', async () => {
+test('when the list is unfiltered, then the plan is an index scan on the primary key, with no sort', async () => {
   const plan = planNodes(
     await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]),
   );

@@ -66,26 +66,26 @@ describe('rate limiting per API key', () => {
     await t.api.get('/v1/pets').set(auth(KEYS.fresh)).expect(200);
   });
 
-  test('requests without a valid key get 401 and are not counted against any key', async () => {
+  test('when a request has no valid key, then it gets 401 and is not counted against any key', async () => {
     const missing = await t.api.get('/v1/pets').expect(401);
     const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
     for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
     expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${sha256('not-a-key-0123456789')}`).toHaveLength(0);
   });
 
-  test('the probes are not limited', async () => {
+  test('when the probes are called, then they are not limited', async () => {
     await t.api.get('/healthz').expect(200);
     await t.api.get('/readyz').expect(200);
   });
 
-  test('the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
+  test('when a key makes requests, then the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
     await spend(t.api, KEYS.counted, 2);
     await t.rateLimiter?.flush();
     expect(await t.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(KEYS.counted)}`).toEqual([{ count: 2 }]);
     expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${KEYS.counted}`).toHaveLength(0);
   });
 
-  test('a second instance on the same database refuses a spent key at once, and what it counts reaches the first', async () => {
+  test('when a second instance runs on the same database, then it refuses a spent key at once, and what it counts reaches the first', async () => {
     await spend(t.api, KEYS.sharedRefused, LIMIT);
     await spend(t.api, KEYS.sharedCounted, 1);
     await t.rateLimiter?.flush();
@@ -117,7 +117,7 @@ describe('RATE_LIMIT=off', () => {
   });
   afterAll(() => open.close());
 
-  test('no request is limited and no RateLimit headers are sent', async () => {
+  test('when RATE_LIMIT is off, then no request is limited and no RateLimit headers are sent', async () => {
     for (let i = 0; i < LIMIT + 2; i++) {
       const res = await open.api.get('/v1/pets').set(auth()).expect(200);
       expect(res.headers.ratelimit).toBeUndefined();

@@ -49,36 +49,39 @@ describe('VALIDATE_RESPONSES=enforce', () => {
     ['a status the operation does not document', { status: 202, body: pet }, ['status 202 is not documented for getPet']],
     ['a failure whose body is not the Error schema', { status: 404, body: { error: 'gone' } }, ["/ must have required property 'code'"]],
     ['no body where the spec documents one', { status: 200 }, ['the 200 response documents a JSON body, and the reply has none']],
-  ])('%s: 500 instead, logged with the operation, the status and the first errors, and counted', async (_name, reply, errors) => {
-    const t = await appWith('enforce', () => Promise.resolve(reply));
-    const res = await contractClient(t.app, checker).get('/v1/pets/7').set(auth()).set('X-Request-Id', 'wrong-reply-1').expect(500);
-    expect(res.body).toEqual({ code: 'internal_error', message: 'An unexpected error occurred', status: 500 });
-    const line = t.logs().find((l) => l.msg === `getPet's ${reply.status} reply breaks the contract; answered 500 instead`);
-    expect(line).toMatchObject({
-      level: 50,
-      operationId: 'getPet',
-      status: reply.status,
-      req: { id: 'wrong-reply-1' },
-      validateResponses: 'enforce',
-    });
-    for (const e of errors) expect(line?.errors).toContain(e);
-    expect(line?.errors.length).toBeGreaterThan(0);
-    // The request's own line carries the violation as its cause.
-    expect(t.logs().find((l) => l.msg === 'request failed')).toMatchObject({
-      res: { statusCode: 500 },
-      err: { type: 'ReplyContractError' },
-    });
-    expect(await t.violations()).toEqual([`getPet ${reply.status}: 1`]);
-  });
+  ])(
+    'when a handler replies with %s, then 500 instead, logged with the operation, the status and the first errors, and counted',
+    async (_name, reply, errors) => {
+      const t = await appWith('enforce', () => Promise.resolve(reply));
+      const res = await contractClient(t.app, checker).get('/v1/pets/7').set(auth()).set('X-Request-Id', 'wrong-reply-1').expect(500);
+      expect(res.body).toEqual({ code: 'internal_error', message: 'An unexpected error occurred', status: 500 });
+      const line = t.logs().find((l) => l.msg === `getPet's ${reply.status} reply breaks the contract; answered 500 instead`);
+      expect(line).toMatchObject({
+        level: 50,
+        operationId: 'getPet',
+        status: reply.status,
+        req: { id: 'wrong-reply-1' },
+        validateResponses: 'enforce',
+      });
+      for (const e of errors) expect(line?.errors).toContain(e);
+      expect(line?.errors.length).toBeGreaterThan(0);
+      // The request's own line carries the violation as its cause.
+      expect(t.logs().find((l) => l.msg === 'request failed')).toMatchObject({
+        res: { statusCode: 500 },
+        err: { type: 'ReplyContractError' },
+      });
+      expect(await t.violations()).toEqual([`getPet ${reply.status}: 1`]);
+    },
+  );
 
-  test('a reply that keeps the contract passes untouched, and nothing is counted', async () => {
+  test('when a reply keeps the contract, then it passes untouched and nothing is counted', async () => {
     const t = await appWith('enforce', () => Promise.resolve({ status: 200, body: pet }));
     expect((await contractClient(t.app, checker).get('/v1/pets/7').set(auth()).expect(200)).body).toEqual(pet);
     expect((await contractClient(t.app, checker).get('/v1/pets').set(auth()).expect(200)).body).toEqual(expect.any(Array));
     expect(await t.violations()).toEqual([]);
   });
 
-  test('a generated stub answers 501 not_implemented, naming the file to fill in, as the contract documents', async () => {
+  test('when the handler is a generated stub, then 501 not_implemented names the file to fill in, as the contract documents', async () => {
     const stub = notImplemented('getPet');
     const t = await appWith('enforce', (input) => stub(input, undefined as never));
     const res = await contractClient(t.app, checker).get('/v1/pets/7').set(auth()).expect(501);
@@ -93,7 +96,7 @@ describe('VALIDATE_RESPONSES=enforce', () => {
 });
 
 describe('VALIDATE_RESPONSES=log and off', () => {
-  test('log: the reply goes out as it is, and the violation is logged and counted', async () => {
+  test('when the mode is log, then the reply goes out as it is, and the violation is logged and counted', async () => {
     const t = await appWith('log', () => Promise.resolve({ status: 200, body: { ...pet, id: '7' } }));
     expect((await supertest(t.app).get('/v1/pets/7').set(auth()).expect(200)).body).toEqual({ ...pet, id: '7' });
     expect(t.logs().find((l) => l.msg === "getPet's 200 reply breaks the contract")).toMatchObject({
@@ -105,7 +108,7 @@ describe('VALIDATE_RESPONSES=log and off', () => {
     expect(await t.violations()).toEqual(['getPet 200: 1']);
   });
 
-  test('off (the default): nothing is checked, logged or counted', async () => {
+  test('when the mode is off (the default), then nothing is checked, logged or counted', async () => {
     const t = await appWith('off', () => Promise.resolve({ status: 200, body: { ...pet, id: '7' } }));
     await supertest(t.app).get('/v1/pets/7').set(auth()).expect(200);
     expect(t.logs().filter((l) => String(l.msg).includes('breaks the contract'))).toEqual([]);

@@ -28,7 +28,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
   const create = (server: Running, body: object, extra: Record<string, string> = {}) =>
     call(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...json(WRITER), ...extra }, body: JSON.stringify(body) });
 
-  test('creates spread over both get unique ids, and each is readable from either', async () => {
+  test('when creates are spread over both instances, then ids are unique and each is readable from either', async () => {
     const results = await Promise.all(Array.from({ length: 80 }, (_, i) => create(i % 2 ? a : b, { name: `Spread ${i}`, categoryId: i })));
     expect(results.map((r) => r.status)).toEqual(Array(80).fill(201));
     const ids = results.map((r) => r.body.id);
@@ -39,7 +39,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
     expect(fromOther.map((r) => r.body)).toEqual(results.map((r) => r.body));
   });
 
-  test('an Idempotency-Key sent to one instance is honoured by the other', async () => {
+  test('when an Idempotency-Key is sent to one instance, then the other honours it', async () => {
     const body = { name: 'Retried elsewhere', categoryId: 7 };
     const first = await create(a, body, { 'Idempotency-Key': 'scale-out-1' });
     expect(first.status).toBe(201);
@@ -52,7 +52,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
     expect(await pg.psql("SELECT count(*) FROM pets WHERE name = 'Retried elsewhere'")).toBe('1\n');
   });
 
-  test('the same Idempotency-Key sent to both at once creates one animal', async () => {
+  test('when the same Idempotency-Key is sent to both at once, then one animal is created', async () => {
     const body = { name: 'Raced', categoryId: 8 };
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => create(i % 2 ? a : b, body, { 'Idempotency-Key': 'scale-out-race' })),
@@ -62,7 +62,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
     expect(await pg.psql("SELECT count(*) FROM pets WHERE name = 'Raced'")).toBe('1\n');
   });
 
-  test('the rate limit counts requests to both instances together', async () => {
+  test('when a key calls both instances, then the rate limit counts them together', async () => {
     const list = (server: Running) => call(`${server.baseUrl}/pets?limit=1`, { headers: json(COUNTED) });
     const probe = await list(a);
     // Start in a window with time to spare (windows are an hour, aligned to the clock).

@@ -33,7 +33,7 @@ describe('the server process (npm start)', () => {
     expect(server.output()).toContain('SIGTERM: stopping');
   });
 
-  test('on SIGTERM, a request in flight finishes, new connections are refused, and it exits 0 well within 10 s', async () => {
+  test('when SIGTERM arrives, then a request in flight finishes, new connections are refused, and it exits 0 well within 10 s', async () => {
     const key = 'drain-key-0123456789abcdef';
     const server = await startServer({ ...dbEnv(), API_KEYS: key });
     const body = JSON.stringify({ name: 'In flight', categoryId: 1 });
@@ -65,7 +65,7 @@ describe('the server process (npm start)', () => {
     socket.destroy();
   }, 60_000);
 
-  test('npm start builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
+  test('when npm start runs, then it builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
     const server = await startServer({ ...dbEnv(), API_KEYS: 'npm-start-key-0123456789' }, ['npm', 'start']);
     try {
       const res = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: 'Bearer npm-start-key-0123456789' } });
@@ -80,7 +80,7 @@ describe('the server process (npm start)', () => {
 
   // Several processes need a real server: the embedded PostgreSQL serves one.
   (process.env.TEST_DB_MODE === 'server' ? test : test.skip)(
-    'WEB_CONCURRENCY=2 serves from two processes with one banner, one key, and stops on SIGTERM',
+    'when WEB_CONCURRENCY=2, then two processes serve with one banner and one key, and stop on SIGTERM',
     async () => {
       const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2' });
       try {
@@ -101,7 +101,7 @@ describe('the server process (npm start)', () => {
     60_000,
   );
 
-  test('npm run mock serves the examples without a database', async () => {
+  test('when npm run mock runs, then it serves the examples without a database', async () => {
     const server = await startServer({}, ['npm', 'run', 'mock']);
     try {
       expect(server.output()).toContain('MOCK');

@@ -25,12 +25,12 @@ beforeAll(async () => {
 const op = (method: string, p: string) => doc.paths[p][method];
 
 describe('spec/openapi.yaml says what the seed says', () => {
-  test('it is a valid OpenAPI 3.0 document (the server does not check this at start-up: this test and npm run contract do)', () => {
+  test('when the spec is validated, then it is a valid OpenAPI 3.0 document (the server does not check this at start-up: this test and npm run contract do)', () => {
     const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(doc as never);
     expect(errors).toEqual([]);
   });
 
-  test('OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
+  test('when the spec is read, then it is OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/v1', '/v1', '/v1']);
@@ -38,7 +38,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(spec.apiRoot).toBe('/v1');
   });
 
-  test('three operations, tagged animals, under a global HTTP bearer scheme', () => {
+  test('when the spec is read, then it has three operations, tagged animals, under a global HTTP bearer scheme', () => {
     const animals = [...spec.operations.keys()].filter((id) => id !== 'getHealth' && id !== 'getReadiness');
     expect(animals.sort()).toEqual(['createPet', 'getPet', 'listPets']);
     expect(op('get', '/pets').operationId).toBe('listPets');
@@ -52,7 +52,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  test('the schemas have the seed fields, types, formats and required lists', () => {
+  test("when the schemas are read, then they have the seed's fields, types, formats and required lists", () => {
     const s = doc.components.schemas;
     expect(s.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] });
     expect(petStatusValues).toEqual(['available', 'pending', 'sold']);
@@ -69,7 +69,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(s.Error.properties.status.type).toBe('integer');
   });
 
-  test('listPets: limit 1..100 default 20, status filter, 200 Pets, 401', () => {
+  test('when listPets is read, then limit is 1..100 default 20, status filters, 200 is Pets, 401 is documented', () => {
     const o = op('get', '/pets');
     expect(o.parameters[0]).toMatchObject({
       name: 'limit',
@@ -87,7 +87,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(o.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
   });
 
-  test('createPet: a required JSON NewPet body, 201 Pet, 400, 401', () => {
+  test('when createPet is read, then its body is a required JSON NewPet, 201 is a Pet, 400 and 401 are documented', () => {
     const o = op('post', '/pets');
     expect(o.requestBody.required).toBe(true);
     expect(Object.keys(o.requestBody.content)).toEqual(['application/json']);
@@ -96,7 +96,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['400', '401']));
   });
 
-  test('getPet: int64 petId, 200 Pet, 401, 404, deprecated with its sunset and successor', () => {
+  test('when getPet is read, then petId is int64, 200 is a Pet, 401 and 404 are documented, and it is deprecated with its sunset and successor', () => {
     const o = op('get', '/pets/{petId}');
     expect(o.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } });
     expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pet' });
@@ -112,7 +112,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     });
   });
 
-  test('every request body and every response with a body carries an example that the mock can serve', () => {
+  test('when bodies are read, then every request body and every response with a body carries an example the mock can serve', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries<any>(doc.paths)) {
       for (const [method, o] of Object.entries<any>(item).filter(([k]) => k !== 'servers' && k !== 'parameters')) {
@@ -128,7 +128,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(missing).toEqual([]);
   });
 
-  test('the probes live outside /v1, need no key and are tagged operations', () => {
+  test('when the probes are read, then they live outside /v1, need no key and are tagged operations', () => {
     for (const [p, id] of [
       ['/healthz', 'getHealth'],
       ['/readyz', 'getReadiness'],
@@ -140,7 +140,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(spec.operations.get('listPets')?.fullPath).toBe('/v1/pets');
   });
 
-  test('every operation documents 501 not_implemented, which a generated stub answers until it is filled in', () => {
+  test('when any operation is read, then it documents 501 not_implemented, which a generated stub answers until it is filled in', () => {
     expect(doc.components.schemas.Error.properties.code.enum).toContain('not_implemented');
     for (const { operationId } of spec.operations.values()) {
       const o = Object.values(doc.paths)
@@ -150,7 +150,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     }
   });
 
-  test('every failure response of every operation is the Error body as application/json', () => {
+  test('when any failure response is read, then it is the Error body as application/json', () => {
     for (const { operationId } of spec.operations.values()) {
       const o = Object.values(doc.paths)
         .flatMap((item: any) => Object.values(item))
@@ -165,7 +165,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
 });
 
 describe('generated/ follows the spec', () => {
-  test('generated/openapi.ts and generated/handlers.ts are what npm run generate makes of the spec today', async () => {
+  test('when generated/ is checked, then openapi.ts and handlers.ts are what npm run generate makes of the spec today', async () => {
     const [generated, handlerCheck] = await checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml'));
     expect(generated).toMatchObject({ ok: true });
     expect(handlerCheck).toMatchObject({ ok: true });
@@ -188,12 +188,12 @@ describe('generated/ follows the spec', () => {
 });
 
 describe('start-up refuses a spec and handlers that do not pair up', () => {
-  test('the handler registry pairs with the spec today, and no operation is a stub', () => {
+  test('when the registry is checked, then it pairs with the spec and no operation is a stub', () => {
     expect(() => checkHandlersMatchSpec(spec.operations.keys(), Object.keys(handlers))).not.toThrow();
     expect(stubOperations()).toEqual([]);
   });
 
-  test('it names every operation without a handler and every handler without an operation', () => {
+  test('when handlers and operations do not pair up, then every operation without a handler and every handler without an operation is named', () => {
     expect(() => checkHandlersMatchSpec(['listPets', 'deletePet'], ['listPets', 'renamePet'])).toThrow(
       'The handlers do not match spec/openapi.yaml:\n  - operation deletePet in the spec has no handler in src/handlers/ (run `npm run generate` to write a stub)\n  - handler renamePet names no operation in the spec',
     );
@@ -230,7 +230,7 @@ describe('the contract checker used by every test can fail', () => {
     ({ status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } }) satisfies ReceivedResponse;
   const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
-  test('a conforming response passes', () => {
+  test('when a response conforms, then it passes', () => {
     expect(() => checker.check('get', '/v1/pets', response(200, [pet]))).not.toThrow();
   });
 
@@ -295,7 +295,7 @@ describe('the contract checker used by every test can fail', () => {
       { status: 404, body: {}, headers: { 'content-type': 'text/html' } } satisfies ReceivedResponse,
       'not application/json',
     ],
-  ])('%s is a violation', (_what, method, url, res, message) => {
+  ])('when the response has %s, then it is a violation', (_what, method, url, res, message) => {
     expect(() => checker.check(method, url, res)).toThrow(message);
   });
 });

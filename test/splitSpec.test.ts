@@ -35,7 +35,7 @@ describe('a spec split into files', () => {
     spec = await loadSpec(root);
   });
 
-  test('is read as the one document it bundles into: the same as the unsplit spec, no $ref left outside it', () => {
+  test('when the split spec is loaded, then it is the one document it bundles into: the same as the unsplit spec, with no $ref left outside it', () => {
     expect(spec.files.map((f) => path.relative(dir, f)).sort()).toEqual(
       ['openapi.yaml', ...Object.keys(original.components.schemas).map((n) => `schemas/${n}.yaml`)].sort(),
     );
@@ -43,7 +43,7 @@ describe('a spec split into files', () => {
     expect(spec.yamlText).not.toMatch(/\$ref: \.?\.?\//);
   });
 
-  test('/openapi.yaml and /openapi.json serve the bundled document, and the API validates with the split schemas', async () => {
+  test('when served, then /openapi.yaml and /openapi.json are the bundled document, and the API validates with the split schemas', async () => {
     const app = await createApp({
       spec,
       handlers: await createMockHandlers(spec),
@@ -64,14 +64,14 @@ describe('a spec split into files', () => {
     await api.get('/v1/pets?limit=5').set(auth()).expect(200);
   });
 
-  test('npm run generate finds generated/ current for it (the same types), and each operation handled', async () => {
+  test('when npm run generate checks it, then generated/ is current (the same types) and each operation handled', async () => {
     expect(await checkGenerated(root)).toEqual([
       expect.objectContaining({ name: 'generated', ok: true }),
       expect.objectContaining({ name: 'handlers', ok: true }),
     ]);
   });
 
-  test('npm run spec:diff compares it with the unsplit spec as equal, and sees an edit made in one of its files', () => {
+  test('when npm run spec:diff compares it, then it equals the unsplit spec, and an edit in one of its files is seen', () => {
     const diff = (a: string, b: string) =>
       spawnSync(
         path.join(projectRoot, 'node_modules', '.bin', 'ts-node'),
@@ -97,7 +97,7 @@ describe('a spec split into files', () => {
     }
   }, 60_000);
 
-  test('npm run contract lints and checks it', () => {
+  test('when npm run contract runs on it, then every check passes', () => {
     const r = spawnSync(
       path.join(projectRoot, 'node_modules', '.bin', 'ts-node'),
       ['--transpile-only', 'scripts/contract.ts', '--spec', root],
@@ -107,7 +107,7 @@ describe('a spec split into files', () => {
     expect(r.status).toBe(0);
   }, 60_000);
 
-  test('a $ref to a file that is not there fails loading, naming it', async () => {
+  test('when a $ref names a file that is not there, then loading fails, naming it', async () => {
     const broken = path.join(dir, 'broken.yaml');
     writeFileSync(broken, readFileSync(root, 'utf8').replace('./schemas/Pet.yaml', './schemas/Pets-typo.yaml'));
     await expect(loadSpec(broken)).rejects.toThrow(/Pets-typo\.yaml/);

@@ -29,7 +29,7 @@ function npmRun(script: string, args: string[] = [], env: Record<string, string 
 const count = async () => onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
 describe('npm run db:migrate', () => {
-  test('applies the migrations, printing each, then finds nothing to do', async () => {
+  test('when db:migrate runs twice, then it applies the migrations, printing each, and then finds nothing to do', async () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
@@ -39,7 +39,7 @@ describe('npm run db:migrate', () => {
     expect(again.stdout).toContain('up to date: the database is at 3');
   }, 30_000);
 
-  test('without DATABASE_URL it says what it needs', async () => {
+  test('when DATABASE_URL is unset, then it says what it needs', async () => {
     const r = await npmRun('db:migrate', [], { DATABASE_URL: undefined });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('DATABASE_URL is not set');
@@ -47,7 +47,7 @@ describe('npm run db:migrate', () => {
 });
 
 describe('npm run db:seed', () => {
-  test('seeds 10,000 animals in batches with progress, and a second run adds none', async () => {
+  test('when db:seed runs twice, then it seeds 10,000 animals in batches with progress, and the second run adds none', async () => {
     const first = await npmRun('db:seed', ['--count', '10000']);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain('[##############################] 10000/10000');
@@ -71,7 +71,7 @@ describe('npm run db:seed', () => {
     expect(await count()).toBe(12000);
   }, 60_000);
 
-  test('a count that is not a whole number is refused with the usage', async () => {
+  test('when the count is not a whole number, then it is refused with the usage', async () => {
     const r = await npmRun('db:seed', ['--count', 'many']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('usage: npm run db:seed -- --count N');
