@@ -18,6 +18,16 @@ export class ReplyContractError extends Error {
   }
 }
 
+/**
+ * The response an operation documents for a status: the status itself, its range (`4XX`), or
+ * for a failure `default`. A success status must be listed: `default` documents failures only.
+ * One rule for the server's reply check and the tests' ContractChecker.
+ */
+export function documentedResponse<R>(responses: Readonly<Record<string, R>> | undefined, status: number): R | undefined {
+  if (!responses) return undefined;
+  return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? (status >= 400 ? responses.default : undefined);
+}
+
 /** How many schema errors a violation reports: the first few say what is wrong. */
 const FIRST_ERRORS = 5;
 
@@ -32,8 +42,7 @@ export function createReplyCheck(
   backend.validator.preCompileResponseValidators();
   return (operation, status, body) => {
     const operationId = operation.operationId as string;
-    const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
-    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? (status >= 400 ? responses.default : undefined);
+    const response = documentedResponse(operation.responses as Record<string, { content?: Record<string, unknown> }> | undefined, status);
     if (!response) return new ReplyContractError(operationId, status, [`status ${status} is not documented for ${operationId}`]);
     const json = response.content?.['application/json'];
     if (!json)

@@ -2,6 +2,7 @@ import Ajv from 'ajv';
 import type OpenAPIBackend from 'openapi-backend';
 import { SetMatchType } from 'openapi-backend';
 import { createBackend } from './backend';
+import { documentedResponse } from './replies';
 import { type Spec, loadSpec } from './spec';
 import { customizeAjv } from './validation';
 
@@ -66,10 +67,11 @@ export class ContractChecker {
     } catch {
       return; // no operation: an unknown path or method, answered with the Error body checked above
     }
-    const responses = operation.responses ?? {};
-    // `default` documents failures; a success status must be listed explicitly.
-    const documented = String(res.status) in responses || (res.status >= 400 && 'default' in responses);
-    if (!documented) fail(`status ${res.status} is not documented for ${operation.operationId}`);
+    const response = documentedResponse(
+      operation.responses as Record<string, { headers?: Record<string, { required?: boolean }> }> | undefined,
+      res.status,
+    );
+    if (!response) return fail(`status ${res.status} is not documented for ${operation.operationId}`);
     if (!isHead) {
       const body = this.api.validator.validateResponse(res.body, operation, res.status);
       if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);
@@ -80,7 +82,6 @@ export class ContractChecker {
       setMatchType: SetMatchType.Any,
     });
     if (headers.errors) fail(`the headers do not match the ${operation.operationId} ${res.status} response`, headers.errors);
-    const response = (responses[String(res.status)] ?? responses.default) as { headers?: Record<string, { required?: boolean }> };
     const missing = Object.entries(response.headers ?? {}).filter(
       ([name, h]) => h.required && res.headers[name.toLowerCase()] === undefined,
     );

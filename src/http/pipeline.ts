@@ -198,8 +198,8 @@ export function createApiPipeline({
     const checkReply = createReplyCheck(backend);
     backend.register('postResponseHandler', (c: Context, call: Call) => {
       const reply = c.response as Reply | typeof NOT_THE_API | undefined;
-      // Only an operation's own reply: the failure handlers' (404, 405, OPTIONS) are the pipeline's.
-      if (!c.operation || !c.validation?.valid || typeof reply !== 'object' || call.rawErrors?.length) return reply;
+      // Only an operation's own reply (its handler runs only once validation passed): the failure handlers' (404, 405, OPTIONS) are the pipeline's.
+      if (!c.operation || typeof reply !== 'object') return reply;
       const violation = checkReply(c.operation, reply.status, reply.body);
       if (!violation) return reply;
       onReplyViolation?.(violation, call.res);
