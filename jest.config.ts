@@ -9,7 +9,7 @@ const embedded = !process.env.DATABASE_URL;
 //   unit       pure functions and files read from the tree: no database, no server, no process
 //   component  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
 //   system     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
-const UNIT = ['body', 'config', 'containers', 'layers', 'markdown'];
+const UNIT = ['body', 'config', 'containers', 'layers', 'markdown', 'specDiffCorpus', 'specDiffRules'];
 const SYSTEM = [
   'backendPatch',
   'browser',
@@ -20,6 +20,8 @@ const SYSTEM = [
   'faults',
   'fuzz',
   'generate',
+  'pooler',
+  'replica',
   'scaleout',
   'server',
   'splitSpec',
@@ -29,7 +31,6 @@ const files = (names: string[]) => names.map((name) => `<rootDir>/test/${name}.t
 
 const shared = {
   testEnvironment: 'node',
-  testTimeout: 30_000,
   roots: ['<rootDir>/test'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -37,6 +38,9 @@ const shared = {
 } satisfies Config;
 
 export default {
+  // A global option: jest-circus reads the timeout from the global config only, and a
+  // project's own testTimeout is ignored (a test without one of its own got 5 s in CI).
+  testTimeout: 30_000,
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   maxWorkers: embedded ? 1 : 2,

@@ -129,7 +129,7 @@ export interface components {
              */
             id: number;
         };
-        /** @description A list of animals. */
+        /** @description A list of animals, at most `limit` (100) of them. */
         Pets: components["schemas"]["Pet"][];
         /** @description Liveness of the process. */
         Health: {
@@ -161,7 +161,7 @@ export interface components {
              * @enum {string}
              */
             code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
-            /** @description Human-readable description. */
+            /** @description Human-readable description, at most 1000 characters. */
             message: string;
             /**
              * Format: int32
@@ -179,6 +179,9 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -196,6 +199,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -212,6 +216,9 @@ export interface components {
         /** @description The request body is larger than 16 KiB. */
         PayloadTooLarge: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -231,6 +238,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -247,6 +255,9 @@ export interface components {
         /** @description The request body is not sent as `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -263,6 +274,9 @@ export interface components {
         /** @description An unexpected fault; details are logged, never returned. */
         InternalError: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -282,6 +296,9 @@ export interface components {
          */
         NotImplemented: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -299,6 +316,9 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -318,6 +338,9 @@ export interface components {
          */
         Error: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
             content: {
@@ -326,6 +349,61 @@ export interface components {
                  *       "code": "method_not_allowed",
                  *       "message": "DELETE is not allowed here; allowed: GET, HEAD, POST",
                  *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Any other failure of a probe: 405 (method not allowed, with an `Allow`
+         *     header), or 500 for an unexpected fault. Probes are not rate limited.
+         */
+        ProbeError: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "POST is not allowed here; allowed: GET, HEAD",
+                 *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The database is unavailable, or start-up has not finished preparing it; retry after the given delay. */
+        ProbeUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "The database is unavailable; retry shortly",
+                 *       "status": 503
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This build does not implement the probe yet; a generated stub answers in its place. */
+        ProbeNotImplemented: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "not_implemented",
+                 *       "message": "getHealth is not implemented yet: fill in src/handlers/getHealth.ts",
+                 *       "status": 501
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -370,7 +448,7 @@ export interface components {
          */
         Deprecation: string;
         /**
-         * @description RFC 8594: the date on which the operation is removed.
+         * @description RFC 8594: the date on which the operation is removed, as an HTTP date.
          * @example Thu, 05 Dec 2030 00:00:00 GMT
          */
         Sunset: string;
@@ -385,10 +463,17 @@ export interface components {
          */
         "WWW-Authenticate": string;
         /**
-         * @description Seconds to wait before retrying.
+         * @description Seconds to wait before retrying: at most the rate-limit window, whose longest
+         *     `RATE_LIMIT` allows is 9999 hours.
          * @example 1
          */
         "Retry-After": number;
+        /**
+         * @description Sent when `CORS_ORIGINS` lists the request's `Origin` (that origin, or `*`
+         *     when every origin is allowed); absent otherwise, and CORS is off by default.
+         * @example https://shop.example
+         */
+        "Access-Control-Allow-Origin": string;
     };
     pathItems: never;
 }
@@ -406,6 +491,7 @@ export interface operations {
             /** @description The process is alive. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -417,9 +503,10 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            405: components["responses"]["Error"];
-            501: components["responses"]["NotImplemented"];
-            default: components["responses"]["Error"];
+            405: components["responses"]["ProbeError"];
+            500: components["responses"]["ProbeError"];
+            501: components["responses"]["ProbeNotImplemented"];
+            default: components["responses"]["ProbeError"];
         };
     };
     getReadiness: {
@@ -434,6 +521,7 @@ export interface operations {
             /** @description Ready. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -446,10 +534,11 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            405: components["responses"]["Error"];
-            501: components["responses"]["NotImplemented"];
-            503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Error"];
+            405: components["responses"]["ProbeError"];
+            500: components["responses"]["ProbeError"];
+            501: components["responses"]["ProbeNotImplemented"];
+            503: components["responses"]["ProbeUnavailable"];
+            default: components["responses"]["ProbeError"];
         };
     };
     listPets: {
@@ -474,6 +563,7 @@ export interface operations {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -546,6 +636,7 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -565,6 +656,9 @@ export interface operations {
             /** @description A request with the same `Idempotency-Key` is still being processed. */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -583,6 +677,9 @@ export interface operations {
             /** @description The `Idempotency-Key` was already used with a different request body. */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -623,6 +720,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -643,6 +741,9 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -663,6 +764,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -682,6 +784,9 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -704,6 +809,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -723,6 +829,9 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -742,6 +851,9 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +874,9 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -775,12 +890,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Any other failure. */
+            /**
+             * @description Any other failure. The deprecation headers come with a failure of this
+             *     operation, not with one of the path as a whole (a 405 for another method).
+             */
             default: {
                 headers: {
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
+                    /** @description As on the other responses of getPet; absent on a failure of the path as a whole. */
+                    Deprecation?: string;
+                    /** @description As on the other responses of getPet; absent on a failure of the path as a whole. */
+                    Sunset?: string;
+                    /** @description As on the other responses of getPet; absent on a failure of the path as a whole. */
+                    Link?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,15 +1,22 @@
 /**
  * npm run contract:release: records spec/openapi.yaml as spec/released/<info.version>.yaml,
- * the contract later versions are checked against. Refuses a version that is already
- * released with other content, and a breaking change without a new major version.
+ * the contract later versions are checked against, and appends the release's changes,
+ * grouped by level, to spec/CHANGELOG.md. Refuses a version that is already released with
+ * other content, and a breaking change without a new major version (or an entry in
+ * spec/accepted-changes.yaml); the entries the release consumed are removed from that file.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { specPath } from '../src/paths';
-import { checkRelease, releasedDir } from './contract/checks';
+import { acceptedFileFor, checkRelease, releasedDir } from './contract/checks';
+import { removeAccepted } from './contract/diff/accepted';
+import { changelog } from './contract/diff/report';
+
+export const changelogPath = path.join(path.dirname(specPath), 'CHANGELOG.md');
 
 async function main(): Promise<number> {
-  const check = await checkRelease(specPath);
+  const today = new Date();
+  const check = await checkRelease(specPath, releasedDir, today);
   if (!check.ok || !check.version) {
     process.stderr.write(`not released: ${check.detail}\n`);
     return 1;
@@ -27,8 +34,19 @@ async function main(): Promise<number> {
   }
   mkdirSync(releasedDir, { recursive: true });
   copyFileSync(specPath, target);
+  const section = changelog(
+    check.changes,
+    `${check.version.text} (${today.toISOString().slice(0, 10)})${check.latest ? `, after ${check.latest.text}` : ''}`,
+  );
+  if (!existsSync(changelogPath))
+    writeFileSync(
+      changelogPath,
+      "# Contract changelog\n\nWritten by `npm run contract:release`: each release's changes against the one before, grouped by level.\n\n",
+    );
+  appendFileSync(changelogPath, `${section}\n`);
+  removeAccepted(acceptedFileFor(specPath), check.acceptedUsed ?? []);
   process.stdout.write(
-    `released ${check.version.text} as ${path.relative(process.cwd(), target)}${check.latest ? ` (after ${check.latest.text})` : ''}\n`,
+    `released ${check.version.text} as ${path.relative(process.cwd(), target)}${check.latest ? ` (after ${check.latest.text})` : ''}; its changes are appended to ${path.relative(process.cwd(), changelogPath)}${check.acceptedUsed?.length ? `; ${check.acceptedUsed.length} entry(ies) of spec/accepted-changes.yaml consumed and removed` : ''}\n`,
   );
   return 0;
 }

@@ -6,13 +6,13 @@
  */
 import path from 'node:path';
 import { specPath } from '../src/paths';
-import { type CheckResult, checkGenerated, checkRelease, lintSpec } from './contract/checks';
+import { type CheckResult, checkGenerated, checkRelease, lintSpec, spectralLint } from './contract/checks';
 import { DocumentError } from './contract/diff';
 
 async function main(argv: string[]): Promise<number> {
   const i = argv.indexOf('--spec');
   const specFile = i >= 0 ? path.resolve(argv[i + 1] ?? '') : specPath;
-  const results: CheckResult[] = [lintSpec(specFile), ...(await checkGenerated(specFile))];
+  const results: CheckResult[] = [lintSpec(specFile), spectralLint(specFile), ...(await checkGenerated(specFile))];
   try {
     results.push(await checkRelease(specFile));
   } catch (err) {

@@ -8,12 +8,12 @@ import { connect } from '../src/store/db';
 import { migrate, readMigrations } from '../src/store/migrate';
 
 async function main(): Promise<number> {
-  const { databaseUrl } = loadConfig(process.env);
+  const { databaseUrl, databasePoolMode } = loadConfig(process.env);
   if (!databaseUrl) {
     process.stderr.write('DATABASE_URL is not set: name the PostgreSQL to migrate (the embedded one is migrated by npm start)\n');
     return 1;
   }
-  const sql = connect(databaseUrl, { max: 1 });
+  const sql = connect(databaseUrl, { max: 1, poolMode: databasePoolMode });
   try {
     const all = readMigrations();
     const applied = await migrate(sql, all);

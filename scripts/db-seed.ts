@@ -23,12 +23,12 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('usage: npm run db:seed -- --count N   (N: how many sample animals the database should hold)\n');
     return 2;
   }
-  const { databaseUrl } = loadConfig(process.env);
+  const { databaseUrl, databasePoolMode } = loadConfig(process.env);
   if (!databaseUrl) {
     process.stderr.write('DATABASE_URL is not set: name the PostgreSQL to seed\n');
     return 1;
   }
-  const sql = connect(databaseUrl, { max: 1 });
+  const sql = connect(databaseUrl, { max: 1, poolMode: databasePoolMode });
   try {
     await migrate(sql);
     const started = Date.now();

@@ -7,6 +7,10 @@
  * createPet — and checks every response against the spec, as the server does too
  * (VALIDATE_RESPONSES=enforce). Exits 1 unless there were zero
  * errors, zero 5xx, zero unexpected statuses and zero contract violations.
+ *
+ * LOAD_DATABASE_URL: use this database as it is (no database of its own is made), such as one
+ * behind a pooler, which serves only the databases it is configured with; DATABASE_POOL_MODE
+ * and the other settings in the environment reach the server as they are.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -25,7 +29,12 @@ async function main(argv: string[]): Promise<number> {
 
   process.stdout.write('load: building…\n');
   await runToEnd(['npm', 'run', '-s', 'build']);
-  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'animal_store_load') : undefined;
+  const given = process.env.LOAD_DATABASE_URL;
+  const scratch = given
+    ? { url: given, drop: async () => {} }
+    : process.env.DATABASE_URL
+      ? await scratchDatabase(process.env.DATABASE_URL, 'animal_store_load')
+      : undefined;
   const pgliteDir = scratch ? undefined : mkdtempSync(path.join(tmpdir(), 'animal-store-load-'));
   // The rate limiter runs as in production, with a limit this load cannot reach; every reply is checked
   // against the spec in the server too (a violation there is a 500, which fails the run).
@@ -39,7 +48,11 @@ async function main(argv: string[]): Promise<number> {
   let failures = 0;
   try {
     const origin = new URL(server.baseUrl).origin;
-    const where = scratch ? `a database of its own on ${new URL(process.env.DATABASE_URL as string).host}` : 'the embedded PostgreSQL';
+    const where = given
+      ? `${new URL(given).host}${new URL(given).pathname}${process.env.DATABASE_POOL_MODE === 'transaction' ? ' (DATABASE_POOL_MODE=transaction)' : ''}`
+      : scratch
+        ? `a database of its own on ${new URL(process.env.DATABASE_URL as string).host}`
+        : 'the embedded PostgreSQL';
     process.stdout.write(`load: ${connections} connections for ${duration} s against ${server.baseUrl} on ${where}\n`);
 
     // Some animals to read, made through the API.

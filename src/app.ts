@@ -8,7 +8,7 @@ import { errorMiddleware } from './http/errors';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
-import { createMetrics } from './ops/metrics';
+import { type ReplicaMetrics, createMetrics } from './ops/metrics';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import type { RateLimiter } from './store/rateLimits';
@@ -30,6 +30,8 @@ export interface AppDeps {
   validateResponses?: ResponseValidation;
   /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
   corsOrigins?: readonly string[] | '*';
+  /** DATABASE_REPLICA_URL: the read replica's state, for /metrics. */
+  replica?: () => ReplicaMetrics;
 }
 
 /** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
@@ -43,7 +45,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
   const backend = await createBackend(spec);
-  const metrics = createMetrics({ queriesInFlight });
+  const metrics = createMetrics({ queriesInFlight, replica: deps.replica });
 
   const app = express();
   app.set('case sensitive routing', true);

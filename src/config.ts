@@ -3,6 +3,7 @@ import path from 'node:path';
 import { RESPONSE_VALIDATION, type ResponseValidation } from './contract/replies';
 import { LOG_LEVELS, type LogLevel } from './ops/logger';
 import { embeddedDataDir } from './paths';
+import type { PoolMode } from './store/db';
 import type { RateLimit } from './store/rateLimits';
 
 export interface Config {
@@ -12,6 +13,14 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where the embedded PostgreSQL keeps its files when DATABASE_URL is unset. */
   pgliteDataDir: string;
+  /** Connections each process keeps to DATABASE_URL (and to the replica). */
+  databasePoolSize: number;
+  /** `transaction` behind a transaction-mode pooler (PgBouncer): no named prepared statements, no startup parameters. */
+  databasePoolMode: PoolMode;
+  /** A streaming replica that listPets and getPet read from; undefined: every read goes to DATABASE_URL. */
+  databaseReplicaUrl: string | undefined;
+  /** A replica further behind than this (or down) is skipped: reads go to the primary. */
+  databaseReplicaMaxLagMs: number;
   apiKeys: string[];
   /** True when API_KEYS was unset and one key was made for this run. */
   apiKeyGenerated: boolean;
@@ -82,6 +91,19 @@ function integerVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   return Number(text);
 }
 
+/** What is wrong with a PostgreSQL connection URL, if anything. */
+function postgresUrlProblems(name: string, text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [`${name} is not a URL (expected postgres://user@host:port/database)`];
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    return [`${name} must start with postgres:// or postgresql://, got ${url.protocol}//`];
+  return [];
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -102,19 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
   const port = integerVar(env, 'PORT', 3000, 0, 65535, problems);
 
-  let databaseUrl: string | undefined;
-  if (env.DATABASE_URL !== undefined) {
-    databaseUrl = env.DATABASE_URL;
-    let url: URL | undefined;
-    try {
-      url = new URL(databaseUrl);
-    } catch {
-      problems.push('DATABASE_URL is not a URL (expected postgres://user@host:port/database)');
-    }
-    if (url && url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-      problems.push(`DATABASE_URL must start with postgres:// or postgresql://, got ${url.protocol}//`);
-    }
-  }
+  const databaseUrl = env.DATABASE_URL;
+  if (databaseUrl !== undefined) problems.push(...postgresUrlProblems('DATABASE_URL', databaseUrl));
 
   const pgliteDataDir = env.PGLITE_DATA_DIR === undefined ? embeddedDataDir : path.resolve(env.PGLITE_DATA_DIR);
   if (env.PGLITE_DATA_DIR === '') problems.push('PGLITE_DATA_DIR is set but empty');
@@ -139,6 +150,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
+
+  const databasePoolSize = integerVar(env, 'DATABASE_POOL_SIZE', 10, 1, 1000, problems);
+  const databasePoolMode = (env.DATABASE_POOL_MODE ?? 'session') as PoolMode;
+  if (databasePoolMode !== 'session' && databasePoolMode !== 'transaction')
+    problems.push(`DATABASE_POOL_MODE must be session or transaction, got ${JSON.stringify(env.DATABASE_POOL_MODE)}`);
+  const databaseReplicaUrl = env.DATABASE_REPLICA_URL;
+  if (databaseReplicaUrl !== undefined) {
+    if (env.DATABASE_URL === undefined) problems.push('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica');
+    problems.push(...postgresUrlProblems('DATABASE_REPLICA_URL', databaseReplicaUrl));
+  }
+  const databaseReplicaMaxLagMs = integerVar(env, 'DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 600_000, problems);
 
   const webConcurrency = integerVar(env, 'WEB_CONCURRENCY', 1, 1, 64, problems);
   if (webConcurrency > 1 && env.DATABASE_URL === undefined)
@@ -175,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port,
     databaseUrl,
     pgliteDataDir,
+    databasePoolSize,
+    databasePoolMode,
+    databaseReplicaUrl,
+    databaseReplicaMaxLagMs,
     apiKeys,
     apiKeyGenerated,
     logLevel,

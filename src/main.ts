@@ -11,6 +11,7 @@ import { createStores, sweepExpired } from './store';
 import { type Sql, connect } from './store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
 import { prepareDatabase } from './store/prepare';
+import { createReadRouter } from './store/replica';
 import { createRateLimiter } from './store/rateLimits';
 
 /** Exit status when the process refuses to serve (EX_CONFIG): an unsafe database or a migration conflict. */
@@ -23,8 +24,12 @@ function describeDatabase(config: Config, url: string, applied: number[] | undef
     config.databaseUrl === undefined
       ? `embedded PostgreSQL (PGlite), data in ${config.pgliteDataDir}`
       : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
-  if (applied === undefined) return `Database: ${where}, not reachable yet; answering 503 until it is`;
-  return `Database: ${where}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
+  const pool =
+    config.databaseUrl === undefined
+      ? ''
+      : ` (pool of ${config.databasePoolSize} per process${config.databasePoolMode === 'transaction' ? ', for a transaction-mode pooler' : ''}${config.databaseReplicaUrl ? `; reads from the replica at ${new URL(config.databaseReplicaUrl).host} while it is within ${config.databaseReplicaMaxLagMs} ms` : ''})`;
+  if (applied === undefined) return `Database: ${where}${pool}, not reachable yet; answering 503 until it is`;
+  return `Database: ${where}${pool}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
 }
 
 /** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
@@ -70,7 +75,13 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     process.exit(EXIT_REFUSED);
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
-  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation });
+  // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
+  const replicaSql =
+    config.databaseReplicaUrl === undefined
+      ? undefined
+      : connect(config.databaseReplicaUrl, { max: config.databasePoolSize, poolMode: config.databasePoolMode });
+  const reads = replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger });
+  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads });
   const app = await createApp({
     spec,
     handlers: withStores(stores),
@@ -80,6 +91,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     rateLimiter,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
+    replica: reads && (() => reads.status()),
   });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);
@@ -103,7 +115,8 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     clearInterval(flushing);
     // The counts not yet written, if the database takes them quickly; then the pool, within 1 s.
     await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-    await sql.end({ timeout: 1 });
+    reads?.stop();
+    await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 })]);
     await embedded?.stop();
     process.exit(0);
   };
@@ -204,7 +217,13 @@ async function main(): Promise<void> {
 
   if (cluster.isWorker) {
     // Forked by the primary, which migrated the database and prints the banner.
-    await serve(config, logging, spec, connect(config.databaseUrl as string, { max: 10 }), undefined);
+    await serve(
+      config,
+      logging,
+      spec,
+      connect(config.databaseUrl as string, { max: config.databasePoolSize, poolMode: config.databasePoolMode }),
+      undefined,
+    );
     return;
   }
   if (config.webConcurrency > 1) return primary(config, logger, spec, config.databaseUrl as string);
@@ -216,7 +235,7 @@ async function main(): Promise<void> {
     databaseUrl = embedded.url;
   }
   // PGlite serves one session at a time; a real server gets a pool.
-  const sql = connect(databaseUrl, { max: embedded ? 1 : 10 });
+  const sql = connect(databaseUrl, embedded ? { max: 1 } : { max: config.databasePoolSize, poolMode: config.databasePoolMode });
   const { server, ready } = await serve(config, logging, spec, sql, embedded);
   // The banner waits a moment for the database, to say whether it is there.
   const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);

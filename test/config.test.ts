@@ -24,6 +24,10 @@ describe('loadConfig', () => {
       port: 3000,
       databaseUrl: undefined,
       pgliteDataDir: embeddedDataDir,
+      databasePoolSize: 10,
+      databasePoolMode: 'session',
+      databaseReplicaUrl: undefined,
+      databaseReplicaMaxLagMs: 1000,
       apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)],
       apiKeyGenerated: true,
       logLevel: 'info',
@@ -47,6 +51,10 @@ describe('loadConfig', () => {
       HOST: '0.0.0.0',
       PORT: '8080',
       DATABASE_URL: 'postgres://u@db:5432/app',
+      DATABASE_POOL_SIZE: '25',
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_REPLICA_URL: 'postgres://u@replica:5432/app',
+      DATABASE_REPLICA_MAX_LAG_MS: '250',
       API_KEYS: ` ${KEY} , second-key-0123456789 `,
       PGLITE_DATA_DIR: 'tmp/pg',
       LOG_LEVEL: 'debug',
@@ -67,6 +75,10 @@ describe('loadConfig', () => {
       port: 8080,
       databaseUrl: 'postgres://u@db:5432/app',
       pgliteDataDir: path.resolve('tmp/pg'),
+      databasePoolSize: 25,
+      databasePoolMode: 'transaction',
+      databaseReplicaUrl: 'postgres://u@replica:5432/app',
+      databaseReplicaMaxLagMs: 250,
       apiKeys: [KEY, 'second-key-0123456789'],
       apiKeyGenerated: false,
       logLevel: 'debug',
@@ -82,6 +94,24 @@ describe('loadConfig', () => {
       validateResponses: 'log',
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
     });
+  });
+
+  test('when the pool settings are wrong, or a replica is named without DATABASE_URL, then each problem is named', () => {
+    expect(
+      problemsOf({
+        DATABASE_POOL_SIZE: '0',
+        DATABASE_POOL_MODE: 'statement',
+        DATABASE_REPLICA_URL: 'http://replica/x',
+        DATABASE_REPLICA_MAX_LAG_MS: '-1',
+        API_KEYS: KEY,
+      }),
+    ).toEqual([
+      'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"',
+      'DATABASE_POOL_MODE must be session or transaction, got "statement"',
+      'DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica',
+      'DATABASE_REPLICA_URL must start with postgres:// or postgresql://, got http://',
+      'DATABASE_REPLICA_MAX_LAG_MS must be an integer from 0 to 600000, got "-1"',
+    ]);
   });
 
   test('when PORT is 0, then the OS picks a free port', () => {

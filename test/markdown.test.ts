@@ -38,8 +38,8 @@ const files = [
 ];
 
 describe('links in the README and docs', () => {
-  test('when the README is read, then it is at most 150 lines, the rest in docs/', () => {
-    expect(readFileSync(path.join(projectRoot, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(150);
+  test('when the README is read, then it is at most 200 lines (the spec diff rule list included), the rest in docs/', () => {
+    expect(readFileSync(path.join(projectRoot, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(200);
   });
 
   test("when headings are read, then their ids follow GitHub's", () => {

@@ -284,7 +284,7 @@ describe('the contract checker used by every test can fail', () => {
       'getPet without Sunset',
       'get',
       '/v1/pets/1',
-      response(200, pet, { deprecation: '@1', link: '<x>' }),
+      response(200, pet, { deprecation: '@1', link: '</v1/pets>; rel="successor-version"' }),
       'required header(s) Sunset missing',
     ],
     ['a malformed RateLimit header', 'get', '/v1/pets', response(200, [pet], { ratelimit: 'lots' }), 'headers do not match'],

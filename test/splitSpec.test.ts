@@ -80,7 +80,7 @@ describe('a spec split into files', () => {
       );
     const same = diff(specPath, root);
     expect(same.status).toBe(0);
-    expect(JSON.parse(same.stdout)).toEqual({ breaking: false, changes: [] });
+    expect(JSON.parse(same.stdout)).toMatchObject({ failed: false, changes: [] });
     const petStatus = path.join(dir, 'schemas', 'PetStatus.yaml');
     const before = readFileSync(petStatus, 'utf8');
     writeFileSync(petStatus, before.replace('  - sold\n', ''));
@@ -88,9 +88,7 @@ describe('a spec split into files', () => {
       const edited = diff(specPath, root);
       expect(edited.status).toBe(1);
       expect(JSON.parse(edited.stdout).changes).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ class: 'breaking', rule: 'request-enum-value-removed', operation: 'GET /pets' }),
-        ]),
+        expect.arrayContaining([expect.objectContaining({ level: 'error', rule: 'request-enum-value-removed', operation: 'GET /pets' })]),
       );
     } finally {
       writeFileSync(petStatus, before);

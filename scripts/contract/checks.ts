@@ -3,12 +3,14 @@
  * They take the spec file as a parameter so that tests can check edited copies.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { basePathOfUrl } from '../../src/contract/spec';
 import { projectRoot } from '../../src/paths';
 import { pendingChanges, planGeneration } from '../lib/generate';
-import { type Change, diffDocuments, formatChanges, loadDocument } from './diff';
+import { type Change, diffDocuments, failures, loadDocument } from './diff';
+import { applyAccepted, readAccepted } from './diff/accepted';
+import { counts, formatChanges } from './diff/report';
 
 export interface CheckResult {
   name: string;
@@ -36,6 +38,48 @@ export function lintSpec(specFile: string): CheckResult {
   return r.status === 0
     ? { name: 'lint', ok: true, detail: `${rel(specFile)} passes the rules in spec/redocly.yaml` }
     : { name: 'lint', ok: false, detail: `${problems.join('\n')}\n→ fix the spec where the linter points (rules: spec/redocly.yaml)` };
+}
+
+/**
+ * Spectral with spectral:oas and the OWASP API Security Top 10 2023 ruleset, by
+ * spec/.spectral.yaml (or the .spectral.yaml beside the spec checked): fails on any error,
+ * and shows the warnings too.
+ */
+export function spectralLint(specFile: string): CheckResult {
+  const projectRuleset = path.join(projectRoot, 'spec', '.spectral.yaml');
+  const beside = path.join(path.dirname(specFile), '.spectral.yaml');
+  // The exceptions name files relative to the ruleset: a spec elsewhere (a copy being checked)
+  // gets a copy of ours beside it for the run, its rulesets named by their installed paths.
+  let ruleset = existsSync(beside) ? beside : projectRuleset;
+  let temporary: string | undefined;
+  if (ruleset === projectRuleset && path.dirname(path.resolve(specFile)) !== path.dirname(projectRuleset)) {
+    temporary = path.join(path.dirname(specFile), `.spectral.${process.pid}.yaml`);
+    const owasp = require.resolve('@stoplight/spectral-owasp-ruleset', { paths: [projectRoot] });
+    writeFileSync(temporary, readFileSync(projectRuleset, 'utf8').replace("'@stoplight/spectral-owasp-ruleset'", JSON.stringify(owasp)));
+    ruleset = temporary;
+  }
+  let r: { status: number | null; output: string };
+  try {
+    r = run(bin('spectral'), ['lint', specFile, '--ruleset', ruleset, '--format', 'text', '--fail-severity', 'error', '--quiet']);
+  } finally {
+    if (temporary) rmSync(temporary, { force: true });
+  }
+  if (temporary) ruleset = projectRuleset;
+  const findings = r.output
+    .split('\n')
+    .filter((l) => /\b(error|warning)\b/.test(l) && !/npm warn/.test(l))
+    .map((l) => l.replace(`${path.dirname(specFile)}${path.sep}`, ''));
+  if (r.status === 0)
+    return {
+      name: 'owasp',
+      ok: true,
+      detail: `${rel(specFile)} passes spectral:oas and the OWASP API Security ruleset (${rel(ruleset)})${findings.length ? `, with warnings:\n${findings.join('\n')}` : ''}`,
+    };
+  return {
+    name: 'owasp',
+    ok: false,
+    detail: `${findings.join('\n') || r.output}\n→ fix the contract where Spectral points; an exception goes in ${rel(ruleset)}, for that path only, with its reason`,
+  };
 }
 
 /**
@@ -104,13 +148,20 @@ export interface ReleaseCheck extends CheckResult {
   changes: Change[];
   version?: Version;
   latest?: Version;
+  /** Indexes of the spec/accepted-changes.yaml entries that matched a change. */
+  acceptedUsed?: number[];
 }
 
+/** spec/accepted-changes.yaml beside the spec. */
+export const acceptedFileFor = (specFile: string) => path.join(path.dirname(specFile), 'accepted-changes.yaml');
+
 /**
- * Against the last released contract: a breaking change needs a new major version, and
- * the major version and the /vN base path move together.
+ * Against the last released contract: an error-level change (breaking, and not listed in
+ * spec/accepted-changes.yaml) needs a new major version, and the major version and the
+ * /vN base path move together. An accepted-changes entry that has expired or matches
+ * nothing fails too.
  */
-export async function checkRelease(specFile: string, dir = releasedDir, today?: Date): Promise<ReleaseCheck> {
+export async function checkRelease(specFile: string, dir = releasedDir, today = new Date()): Promise<ReleaseCheck> {
   const name = 'release compatibility';
   const doc = (await loadDocument(specFile)) as { info: { version?: unknown }; servers?: { url: string }[] };
   const version = parseVersion(String(doc.info.version));
@@ -146,9 +197,29 @@ export async function checkRelease(specFile: string, dir = releasedDir, today?: 
     };
   }
   const released = await loadDocument(path.join(dir, `${latest.text}.yaml`));
-  const changes = diffDocuments(released, doc, { today });
-  const breaking = changes.filter((c) => c.class === 'breaking');
-  const report = changes.length ? `\n${formatChanges(changes, 'text')}` : '';
+  const acceptedFile = acceptedFileFor(specFile);
+  const { changes, problems, used } = applyAccepted(
+    diffDocuments(released, doc, { today }),
+    readAccepted(acceptedFile),
+    today,
+    rel(acceptedFile),
+  );
+  const breaking = failures(changes, 'error');
+  // Errors and warnings in full; the info findings counted (npm run spec:diff lists them).
+  const shown = changes.filter((c) => c.level !== 'info');
+  const report =
+    changes.length || problems.length
+      ? `\n${shown.length || problems.length ? `${formatChanges(shown, 'text', { problems }).replace(/\n[^\n]*$/, '')}\n` : ''}${counts(changes)} (\`npm run spec:diff -- spec/released/${latest.text}.yaml ${rel(specFile)}\` lists the info findings too)`
+      : '';
+  if (problems.length > 0)
+    return {
+      name,
+      ok: false,
+      changes,
+      version,
+      latest,
+      detail: `${problems.length} problem(s) with ${rel(acceptedFile)}:${report}\n→ ${problems.map((p) => p.replace(/^.*?: /, '')).join('\n→ ')}`,
+    };
   if (breaking.length > 0 && version.major <= latest.major) {
     const next = latest.major + 1;
     return {
@@ -157,7 +228,8 @@ export async function checkRelease(specFile: string, dir = releasedDir, today?: 
       changes,
       version,
       latest,
-      detail: `${breaking.length} breaking change(s) against the released ${latest.text}:${report}\n→ restore what the released contract promised (spec/released/${latest.text}.yaml), or make a new major version: info.version ${next}.0.0 and every server URL ending in /v${next}`,
+      acceptedUsed: used,
+      detail: `${breaking.length} breaking change(s) against the released ${latest.text}:${report}\n→ restore what the released contract promised (spec/released/${latest.text}.yaml), make a new major version (info.version ${next}.0.0 and every server URL ending in /v${next}), or list the change in ${rel(acceptedFile)} with a reason and an expiry date`,
     };
   }
   return {
@@ -166,6 +238,7 @@ export async function checkRelease(specFile: string, dir = releasedDir, today?: 
     changes,
     version,
     latest,
+    acceptedUsed: used,
     detail:
       changes.length === 0
         ? `identical in substance to the released ${latest.text}`

@@ -14,7 +14,7 @@ export interface BundledSpec {
 }
 
 /** True when some `$ref` in the value points outside its own document (`./schemas/Pet.yaml#/…`). */
-function hasExternalRef(value: unknown): boolean {
+export function hasExternalRef(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasExternalRef);
   if (typeof value !== 'object' || value === null) return false;
   for (const [key, v] of Object.entries(value)) {

@@ -17,10 +17,18 @@ export type Reply<Op extends OperationId> = {
 
 type ErrorBody = components['schemas']['Error'];
 
+/** The contract bounds Error.message (maxLength 1000 characters); a longer one is cut, with an ellipsis. */
+export const ERROR_MESSAGE_MAX_LENGTH = 1000;
+export function errorMessage(text: string): string {
+  if (text.length <= ERROR_MESSAGE_MAX_LENGTH) return text; // UTF-16 units: never fewer than characters
+  const chars = [...text];
+  return chars.length <= ERROR_MESSAGE_MAX_LENGTH ? text : `${chars.slice(0, ERROR_MESSAGE_MAX_LENGTH - 1).join('')}…`;
+}
+
 /** A documented failure as a reply: the Error body, whose `status` is the HTTP status. */
 export const failure = <S extends number>(status: S, code: ErrorBody['code'], message: string) => ({
   status,
-  body: { code, message, status },
+  body: { code, message: errorMessage(message), status },
 });
 
 /** The authenticated caller: `owner` (SHA-256 of its API key, hex) scopes what it stores. */

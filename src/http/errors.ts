@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi';
 import { NotImplementedError } from '../handlers/stub';
+import { errorMessage } from '../handlers/types';
 import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
 
 export type ErrorBody = components['schemas']['Error'];
@@ -67,7 +68,7 @@ export function keepCause(res: Response, failure: HttpError, cause: unknown): vo
   if (failure.status >= 500 && cause !== failure) res.locals.err = cause;
 }
 
-export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: err.message, status: err.status });
+export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: errorMessage(err.message), status: err.status });
 
 /**
  * Writes a JSON response with Node's own methods: what express's res.status().set().json()

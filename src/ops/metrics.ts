@@ -7,7 +7,15 @@ export type Metrics = ReturnType<typeof createMetrics>;
  * handler replies that broke the contract,
  * the database's queries in flight (`queriesInFlight`, read at each scrape), the process.
  */
-export function createMetrics({ queriesInFlight }: { queriesInFlight: () => number }) {
+/** The read replica as the store sees it (DATABASE_REPLICA_URL). */
+export interface ReplicaMetrics {
+  reachable: boolean;
+  /** -1: unknown (not reachable). */
+  lagMs: number;
+  reads: { replica: number; primary: number };
+}
+
+export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: () => number; replica?: () => ReplicaMetrics }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -43,6 +51,36 @@ export function createMetrics({ queriesInFlight }: { queriesInFlight: () => numb
       this.set(queriesInFlight());
     },
   });
+  if (replica) {
+    new Gauge({
+      name: 'animal_store_db_replica_lag_milliseconds',
+      help: 'How far the read replica is behind the primary (-1: it does not answer).',
+      registers: [registry],
+      collect() {
+        this.set(replica().lagMs);
+      },
+    });
+    new Gauge({
+      name: 'animal_store_db_replica_reachable',
+      help: '1 when the read replica answered its last check.',
+      registers: [registry],
+      collect() {
+        this.set(replica().reachable ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'animal_store_db_reads_total',
+      help: 'Reads of listPets and getPet, by the server that served them (replica or primary).',
+      labelNames: ['server'] as const,
+      registers: [registry],
+      collect() {
+        const { reads } = replica();
+        this.reset();
+        this.inc({ server: 'replica' }, reads.replica);
+        this.inc({ server: 'primary' }, reads.primary);
+      },
+    });
+  }
   return {
     registry,
     observe(operationId: string | undefined, status: number, seconds: number, deprecatedCall: { apiKey: string | undefined } | undefined) {

@@ -17,24 +17,58 @@ const int8AsSafeNumber = {
   },
 };
 
+/**
+ * `session`: each connection is a server session of its own (PostgreSQL, or a pooler in
+ * session mode). `transaction`: a pooler in transaction mode (PgBouncer's `pool_mode =
+ * transaction`, the poolers of managed PostgreSQL services) may give each transaction another
+ * server connection, and refuses startup parameters it does not know.
+ */
+export type PoolMode = 'session' | 'transaction';
+
 export interface ConnectOptions {
   /** Pool size. The embedded PGlite serves one session at a time: use 1 there. */
   max: number;
+  /** Default `session`. */
+  poolMode?: PoolMode;
 }
 
+/** Pools made for a transaction-mode pooler: their transactions set their own statement timeout. */
+const transactionPooled = new WeakSet<Sql>();
+
 /** Every postgres.js pool in the product is made here, with the same options. */
-export function connect(url: string, { max }: ConnectOptions): Sql {
-  return postgres(url, {
+export function connect(url: string, { max, poolMode = 'session' }: ConnectOptions): Sql {
+  const sql = postgres(url, {
     max,
     connect_timeout: 5,
     idle_timeout: 30,
     // The default backoff grows to 20 s between reconnects; cap it so the service
     // recovers within about a second of the database coming back.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    connection: { application_name: 'animal-store-api', statement_timeout: QUERY_DEADLINE_MS },
+    // Behind a transaction-mode pooler, a named prepared statement made on one server connection
+    // is missing on the next, and the pooler refuses statement_timeout as a startup parameter:
+    // statements go unnamed, and transactions set the timeout themselves (transaction(), below);
+    // a single statement past its deadline is cancelled by withDeadline, through the pooler.
+    prepare: poolMode === 'session',
+    connection:
+      poolMode === 'session'
+        ? { application_name: 'animal-store-api', statement_timeout: QUERY_DEADLINE_MS }
+        : { application_name: 'animal-store-api' },
     types: { int8: int8AsSafeNumber },
     onnotice: () => {},
   });
+  if (poolMode === 'transaction') transactionPooled.add(sql);
+  return sql;
+}
+
+/**
+ * A transaction, with the statement timeout every connection of a session-mode pool has from
+ * its startup; behind a transaction-mode pooler it is set for this transaction (SET LOCAL).
+ */
+export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    if (transactionPooled.has(sql)) await tx.unsafe(`SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`);
+    return body(tx);
+  }) as Promise<T>;
 }
 
 let inFlight = 0;

@@ -2,6 +2,7 @@ import { type Sql, withDeadline } from './db';
 import { type HealthCheck, createHealthCheck } from './health';
 import { type PetStore, createPetStore } from './pets';
 import type { DatabasePreparation } from './prepare';
+import type { ReadRouter } from './replica';
 
 /** Everything the handlers read and write. */
 export interface Stores {
@@ -13,12 +14,18 @@ export interface StoreOptions {
   idempotencyTtlSeconds: number;
   /** Start-up's migration of the database; absent when the caller migrated it already. */
   preparation?: DatabasePreparation;
+  /** Where reads go (DATABASE_REPLICA_URL); absent: the same pool as writes. */
+  reads?: ReadRouter;
 }
 
 /** Everything the handlers read and write, over one pool. */
-export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation }: StoreOptions): Stores {
+export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, reads }: StoreOptions): Stores {
   return {
-    pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady: preparation?.assertReady }),
+    pets: createPetStore(sql, {
+      idempotencyTtlSeconds,
+      assertReady: preparation?.assertReady,
+      read: reads && ((query) => reads.read(query)),
+    }),
     health: createHealthCheck(sql, preparation?.pendingReason),
   };
 }

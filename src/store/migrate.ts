@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Sql } from './db';
+import { type Sql, transaction } from './db';
 import { migrationsDir } from '../paths';
 
 export interface Migration {
@@ -37,7 +37,7 @@ const MIGRATION_LOCK = 727_001;
  * Returns the versions it applied.
  */
 export async function migrate(sql: Sql, migrations = readMigrations()): Promise<number[]> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
       CREATE TABLE IF NOT EXISTS schema_migrations (

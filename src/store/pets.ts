@@ -1,6 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import type { components } from '../../generated/openapi';
-import { type Sql, onlyRow, withDeadline } from './db';
+import { type Sql, onlyRow, transaction, withDeadline } from './db';
 import type { Deadline } from './deadline';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
 
@@ -37,6 +37,8 @@ export interface PetStoreOptions {
   idempotencyTtlSeconds: number;
   /** Throws NotReadyError while the database is not yet migrated. */
   assertReady?: () => void;
+  /** Runs list's and get's query: on a streaming replica while it keeps up (ReadRouter.read); default: on `sql`. */
+  read?: <T>(query: (q: Sql) => Promise<T>) => Promise<T>;
 }
 
 // Namespaces pg_try_advisory_xact_lock keys: a request holding an Idempotency-Key holds its lock.
@@ -45,7 +47,10 @@ const IDEMPOTENCY_LOCK_SEED = 727_002;
 /** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
 export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id AS "categoryId", status`;
 
-export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = () => {} }: PetStoreOptions): PetStore {
+export function createPetStore(
+  sql: Sql,
+  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql) }: PetStoreOptions,
+): PetStore {
   const insert = (q: Sql | TransactionSql, { name, categoryId, status }: NewPet) =>
     // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
     q<Pet[]>`
@@ -58,20 +63,22 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       assertReady();
       // Ascending id order keeps pages stable. Two statements rather than one with
       // `status = $1 OR $1 IS NULL`, so that each is planned onto its own index.
-      return withDeadline(
-        status === undefined
-          ? sql<Pet[]>`
-              SELECT ${petColumns(sql)}
-              FROM pets
-              ORDER BY id
-              LIMIT ${limit}`
-          : sql<Pet[]>`
-              SELECT ${petColumns(sql)}
-              FROM pets
-              WHERE status = ${status}
-              ORDER BY id
-              LIMIT ${limit}`,
-        deadline,
+      return read((q) =>
+        withDeadline(
+          status === undefined
+            ? q<Pet[]>`
+                SELECT ${petColumns(q)}
+                FROM pets
+                ORDER BY id
+                LIMIT ${limit}`
+            : q<Pet[]>`
+                SELECT ${petColumns(q)}
+                FROM pets
+                WHERE status = ${status}
+                ORDER BY id
+                LIMIT ${limit}`,
+          deadline,
+        ),
       );
     },
 
@@ -86,7 +93,7 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
       // One transaction: the pet and the record of its response commit together or not at
       // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
       return withDeadline(
-        sql.begin(async (tx) => {
+        transaction(sql, async (tx) => {
           const { locked } = onlyRow(
             await tx<{ locked: boolean }[]>`
               SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
@@ -117,12 +124,14 @@ export function createPetStore(sql: Sql, { idempotencyTtlSeconds, assertReady = 
 
     async get(id, deadline) {
       assertReady();
-      const [pet] = await withDeadline(
-        sql<Pet[]>`
-          SELECT ${petColumns(sql)}
-          FROM pets
-          WHERE id = ${id}`,
-        deadline,
+      const [pet] = await read((q) =>
+        withDeadline(
+          q<Pet[]>`
+            SELECT ${petColumns(q)}
+            FROM pets
+            WHERE id = ${id}`,
+          deadline,
+        ),
       );
       return pet;
     },

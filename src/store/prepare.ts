@@ -39,6 +39,19 @@ export interface DatabasePreparation {
   cancel(): void;
 }
 
+/**
+ * Why the database cannot be used, as it is: unreachable (nothing answers), or answering and
+ * refusing (a protocol or configuration error, such as a pooler refusing a startup parameter).
+ */
+export function whyUnavailable(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === '08P01')
+    return `the database, or a pooler in front of it, refused the connection: "${message}" (08P01, protocol violation); behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOL_MODE=transaction`;
+  if (code !== undefined && /^(08|28|3D|53|57)/.test(code)) return `the database refused the connection: "${message}" (${code})`;
+  return `the database is unreachable (${code ?? message})`;
+}
+
 export interface PrepareOptions {
   logger: Logger;
   /**
@@ -78,7 +91,7 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
         resolve(applied);
       } catch (err) {
         if (!isDatabaseUnavailable(err)) return reject(err instanceof Error ? err : new Error(String(err)));
-        reason = `the database is unreachable (${(err as { code?: string }).code})`;
+        reason = whyUnavailable(err);
         // Once, then every 20th attempt (about every 10 s): the outage is visible without flooding the log.
         if (attempts % 20 === 1) logger.warn({ attempts, code: (err as { code?: string }).code }, `${reason}: answering 503 and retrying`);
         if (!cancelled) timer = setTimeout(() => void attempt(), retryMs);

@@ -7,6 +7,8 @@ import { createApp } from '../../src/app';
 import { ContractChecker } from '../../src/contract/responses';
 import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
+import { notImplemented } from '../../src/handlers/stub';
+import type { OperationId } from '../../src/handlers/types';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';
@@ -56,7 +58,16 @@ export interface TestApp {
  * migrated the way start-up migrates it.
  */
 export async function startTestApp(
-  options: { apiKeys?: string[]; metricsToken?: string; rateLimit?: RateLimit | 'off'; corsOrigins?: string[] | '*' } = {},
+  options: {
+    apiKeys?: string[];
+    metricsToken?: string;
+    rateLimit?: RateLimit | 'off';
+    corsOrigins?: string[] | '*';
+    /** How long a request's database work may take (default: production's). */
+    deadlineMs?: number;
+    /** Operations served by the generated stub (501), as before their handler is written. */
+    stubs?: OperationId[];
+  } = {},
 ): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
   const sql = connect(db.url, { max: db.max });
@@ -67,16 +78,20 @@ export async function startTestApp(
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
+  const served = options.stubs?.length
+    ? { ...handlers, ...Object.fromEntries(options.stubs.map((op) => [op, notImplemented(op)])) }
+    : handlers;
   // Every reply a handler makes is checked against the spec: one that breaks it fails as a 500.
   const app = await createApp({
     spec,
-    handlers,
+    handlers: served,
     apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY],
     logging,
     metricsToken: options.metricsToken,
     rateLimiter,
     validateResponses: 'enforce',
     corsOrigins: options.corsOrigins,
+    deadlineMs: options.deadlineMs,
   });
   const checker = await ContractChecker.create(spec);
   return {

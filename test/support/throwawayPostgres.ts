@@ -69,7 +69,11 @@ async function asPostgres(command: string[]): Promise<string> {
   return stdout;
 }
 
-export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
+/**
+ * A cluster of its own: a new one (initdb), or with `replicaOf` a streaming replica of another
+ * throwaway cluster, copied from it with `pg_basebackup -R` (it starts in recovery, following it).
+ */
+export async function createThrowawayPostgres(options: { replicaOf?: ThrowawayPostgres } = {}): Promise<ThrowawayPostgres> {
   const bin = binDir() as string;
   const scratch = mkdtempSync(path.join(tmpdir(), 'animal-store-pg-'));
   const dataDir = path.join(scratch, 'data');
@@ -79,7 +83,23 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
       Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
       Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
     );
-  await asPostgres([path.join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+  if (options.replicaOf)
+    await asPostgres([
+      path.join(bin, 'pg_basebackup'),
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(options.replicaOf.port),
+      '-U',
+      'postgres',
+      '-D',
+      dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+    ]);
+  else await asPostgres([path.join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
   const port = await freePort();
   const pgctl = (...args: string[]) => asPostgres([path.join(bin, 'pg_ctl'), '-D', dataDir, ...args]);
 

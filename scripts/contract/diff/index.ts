@@ -1,0 +1,107 @@
+/**
+ * The spec diff: compares two OpenAPI documents (3.0.x or 3.1.x) and grades every change
+ * for the clients of the old one, each finding with a stable rule id (rules.ts) and a level:
+ * `error` (breaking), `warning` (may break some clients) or `info`.
+ *
+ * Requests and responses are compared in opposite directions. An operation's
+ * `x-stability-level` in the old document softens what breaks it: experimental → info,
+ * beta → warning.
+ */
+import type { Json } from './load';
+import { basePaths, compareOperation, operationsOf, type StabilityLevel, stabilityOf } from './operations';
+import { type Level, ruleOf } from './rules';
+import { removal, type Ctx } from './schema';
+
+export { DocumentError, loadDocument, Locator, type Json } from './load';
+export { type Level, RULES, renderRuleList } from './rules';
+export type { StabilityLevel } from './operations';
+
+export interface Change {
+  level: Level;
+  /** A stable identifier of the rule, e.g. `request-parameter-removed` (rules.ts). */
+  rule: string;
+  /** `METHOD /path` of the operation concerned, when there is one. */
+  operation?: string;
+  /** JSON pointer into the new document, or into the old one for what was removed (`side: 'old'`). */
+  pointer: string;
+  side: 'old' | 'new';
+  message: string;
+  /** Set when the operation's stability level changed the rule's level. */
+  stability?: Exclude<StabilityLevel, 'stable'>;
+  /** Set when spec/accepted-changes.yaml lists the change. */
+  accepted?: { reason: string; expires: string };
+}
+
+export interface DiffOptions {
+  /** The day removals are judged on (sunsets passed or not): today. */
+  today?: Date;
+  /** The shortest deprecation period a new x-sunset may give, in days: 180. */
+  deprecationDays?: number;
+}
+
+export const LEVELS: readonly Level[] = ['error', 'warning', 'info'];
+const rank = (l: Level) => LEVELS.indexOf(l);
+
+/** What a finding's level becomes on an operation of the old document's stability level. */
+function softened(level: Level, stability: StabilityLevel): Level {
+  if (stability === 'experimental') return 'info';
+  if (stability === 'beta' && level === 'error') return 'warning';
+  return level;
+}
+
+/** Every change from `oldDoc` to `newDoc` (both resolved by loadDocument), the most severe first. */
+export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions = {}): Change[] {
+  const today = (options.today ?? new Date()).toISOString().slice(0, 10);
+  const deprecationDays = options.deprecationDays ?? 180;
+  const changes: Change[] = [];
+  const ctxFor = (operation?: string, stability: StabilityLevel = 'stable'): Ctx => ({
+    today,
+    deprecationDays,
+    push: (rule, pointer, message, side = 'new') => {
+      const base = ruleOf(rule).level;
+      const level = softened(base, stability);
+      changes.push({
+        level,
+        rule,
+        ...(operation ? { operation } : {}),
+        pointer,
+        side,
+        message,
+        ...(level !== base && stability !== 'stable' ? { stability } : {}),
+      });
+    },
+  });
+
+  const ob = basePaths(oldDoc);
+  const nb = basePaths(newDoc);
+  if (ob.join() !== nb.join())
+    ctxFor().push(
+      'server-base-path-changed',
+      '/servers',
+      `base path changed from ${ob.join(', ') || 'none'} to ${nb.join(', ') || 'none'}: every URL changes`,
+    );
+  if ((oldDoc.info?.description ?? '') !== (newDoc.info?.description ?? ''))
+    ctxFor().push('description-changed', '/info/description', 'API description changed');
+
+  const oldOps = operationsOf(oldDoc);
+  const newOps = operationsOf(newDoc);
+  for (const [key, o] of oldOps) {
+    const n = newOps.get(key);
+    const ctx = ctxFor(n?.label ?? o.label, stabilityOf(o.op));
+    if (n) {
+      compareOperation(oldDoc, newDoc, o, n, ctx);
+      continue;
+    }
+    const movedTo = [...newOps.values()].find((x) => x.op.operationId && x.op.operationId === o.op.operationId && !oldOps.has(x.key));
+    removal('operation', 'operation-removed', o.op, o.pointer, movedTo ? `operation (moved to ${movedTo.label})` : 'operation', ctx);
+  }
+  for (const [key, n] of newOps)
+    if (!oldOps.has(key)) ctxFor(n.label, stabilityOf(n.op)).push('operation-added', n.pointer, 'operation added');
+
+  return changes.sort((a, b) => rank(a.level) - rank(b.level));
+}
+
+/** The findings that fail a run: at `failOn` or above, and not accepted. */
+export function failures(changes: Change[], failOn: 'error' | 'warning' = 'error'): Change[] {
+  return changes.filter((c) => !c.accepted && rank(c.level) <= rank(failOn));
+}

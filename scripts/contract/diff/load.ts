@@ -1,0 +1,168 @@
+/**
+ * Reading the two documents: any OpenAPI 3.0.x or 3.1.x document, YAML or JSON, split into
+ * several files or not, with `$ref` cycles. And finding the line a JSON pointer names in
+ * the files the document was written in, for annotations.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { isMap, isScalar, isSeq, LineCounter, type Node, parse, parseDocument } from 'yaml';
+import { bundleSpec, hasExternalRef } from '../../../src/contract/bundle';
+
+export type Json = Record<string, any>;
+
+/** A document that could not be read or is not an OpenAPI 3.0/3.1 document. */
+export class DocumentError extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'DocumentError';
+  }
+}
+
+/** JSON is YAML, but JSON.parse reads it many times faster. */
+function parseJsonOrYaml(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return parse(text);
+  }
+}
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
+
+/**
+ * Reads a document and resolves every `$ref`; a recursive schema becomes a cycle of objects.
+ * Refuses only what is not OpenAPI 3.0.x/3.1.x or cannot be parsed or resolved, with the
+ * reason: anything else the two specifications allow is compared.
+ */
+export async function loadDocument(file: string): Promise<Json> {
+  let doc: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    doc = /^\s*\{/.test(text) ? parseJsonOrYaml(text) : parse(text);
+  } catch (err) {
+    throw new DocumentError(file, `cannot be read as YAML or JSON: ${firstLine(err)}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new DocumentError(file, 'is not an OpenAPI document (not an object)');
+  const version = String((doc as Json).openapi ?? '');
+  if (!/^3\.[01]\.\d+(-.+)?$/.test(version))
+    throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x and 3.1.x are compared`);
+  const d = doc as Json;
+  const info = d.info as Json | undefined;
+  if (typeof info?.title !== 'string' || typeof info?.version !== 'string')
+    throw new DocumentError(file, `is not valid OpenAPI ${version}: info.title and info.version must be strings`);
+  for (const key of ['paths', 'components', 'webhooks'])
+    if (d[key] !== undefined && (typeof d[key] !== 'object' || d[key] === null || Array.isArray(d[key])))
+      throw new DocumentError(file, `is not valid OpenAPI ${version}: ${key} must be an object`);
+  // A spec split into several files is compared as the one document it bundles into.
+  let bundled: Json = d;
+  try {
+    if (hasExternalRef(d)) bundled = (await bundleSpec(file)).document;
+  } catch (err) {
+    throw new DocumentError(file, `has a $ref to another file that cannot be read: ${firstLine(err)}`);
+  }
+  try {
+    return await $RefParser.dereference<Json>(bundled === d ? d : structuredClone(bundled), {
+      resolve: { external: false },
+      dereference: { circular: true },
+    });
+  } catch (err) {
+    throw new DocumentError(file, `has a $ref that cannot be resolved: ${firstLine(err)}`);
+  }
+}
+
+export const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const unesc = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+export const ptr = (...parts: (string | number)[]) => `/${parts.map((p) => esc(String(p))).join('/')}`;
+
+export interface Place {
+  file: string;
+  line: number;
+}
+
+interface Parsed {
+  root: Node | null;
+  lines: LineCounter;
+}
+
+/**
+ * Finds the line of a JSON pointer of the resolved document in the file(s) it was written
+ * in, following `$ref`s (to other files too); when the pointer's target is not written out,
+ * the line of its nearest written ancestor.
+ */
+export class Locator {
+  private readonly cache = new Map<string, Parsed | undefined>();
+
+  constructor(private readonly rootFile: string) {}
+
+  private parsed(file: string): Parsed | undefined {
+    if (!this.cache.has(file)) {
+      let p: Parsed | undefined;
+      try {
+        const lines = new LineCounter();
+        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, keepSourceTokens: false });
+        p = { root: doc.contents, lines };
+      } catch {
+        p = undefined;
+      }
+      this.cache.set(file, p);
+    }
+    return this.cache.get(file);
+  }
+
+  locate(pointer: string): Place {
+    const parts = pointer.split('/').slice(1).map(unesc);
+    return this.walk(path.resolve(this.rootFile), [], parts, 0).place;
+  }
+
+  /** Walks `refPath` then `rest` from the root of `file`; `complete` when the whole path was found. */
+  private walk(file: string, refPath: string[], rest: string[], hops: number): { place: Place; complete: boolean } {
+    const p = this.parsed(file);
+    if (!p) return { place: { file, line: 1 }, complete: false };
+    const place = (n: Node | null | undefined): Place => ({ file, line: n?.range ? p.lines.linePos(n.range[0]).line : 1 });
+    const parts = [...refPath, ...rest];
+    let node: Node | null = p.root;
+    let best = place(node);
+    for (let i = 0; i <= parts.length; i++) {
+      if (isMap(node) && hops < 50) {
+        // A $ref stands for its target: go on from there.
+        const ref = node.get('$ref');
+        if (typeof ref === 'string') {
+          const [target = '', fragment = ''] = ref.split('#');
+          const targetFile = target ? path.resolve(path.dirname(file), target) : file;
+          if (!target || existsSync(targetFile)) {
+            const found = this.walk(targetFile, fragment.split('/').slice(1).map(unesc), parts.slice(i), hops + 1);
+            return found.complete || i === parts.length ? found : { place: found.place.line > 1 ? found.place : best, complete: false };
+          }
+        }
+      }
+      if (i === parts.length) return { place: best, complete: true };
+      const key = parts[i] as string;
+      let next: unknown;
+      if (isMap(node)) {
+        const pair = node.items.find((it) => isScalar(it.key) && String(it.key.value) === key);
+        if (pair) {
+          best = place(pair.key as Node);
+          next = pair.value;
+        } else {
+          // The comparison merges allOf: what it names may be written in one of the branches.
+          const allOf = node.get('allOf');
+          if (isSeq(allOf) && hops < 50) {
+            for (let b = 0; b < allOf.items.length; b++) {
+              const found = this.walk(file, [...parts.slice(0, i), 'allOf', String(b)], parts.slice(i), hops + 1);
+              if (found.complete) return found;
+            }
+          }
+        }
+      } else if (isSeq(node)) next = node.items[Number(key)];
+      if (!next) return { place: best, complete: false };
+      node = next as Node;
+      if (!isMap(node) && !isSeq(node)) best = place(node);
+    }
+    return { place: best, complete: true };
+  }
+}

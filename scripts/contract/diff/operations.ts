@@ -1,0 +1,295 @@
+/**
+ * Comparing operations: identity, security, parameters and their serialisation, request
+ * bodies, responses and their headers, deprecation.
+ */
+import { basePathOfUrl } from '../../../src/contract/spec';
+import { esc, type Json, ptr } from './load';
+import { canonical, compareDeprecation, compareSchema, type Ctx, removal } from './schema';
+import type { Direction } from './rules';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export interface Operation {
+  /** METHOD /path with parameter names blanked: the identity of an operation. */
+  key: string;
+  /** METHOD /path as written. */
+  label: string;
+  op: Json;
+  params: Map<string, { param: Json; pointer: string }>;
+  pointer: string;
+}
+
+export function operationsOf(doc: Json): Map<string, Operation> {
+  const ops = new Map<string, Operation>();
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    if (typeof item !== 'object' || item === null) continue;
+    for (const method of METHODS) {
+      const op: unknown = item[method];
+      if (typeof op !== 'object' || op === null) continue;
+      const params = new Map<string, { param: Json; pointer: string }>();
+      const pathNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const declared: { param: Json; pointer: string }[] = [
+        ...((Array.isArray(item.parameters) ? item.parameters : []) as Json[]).map((p, i) => ({
+          param: p,
+          pointer: ptr('paths', path, 'parameters', i),
+        })),
+        ...((Array.isArray((op as Json).parameters) ? (op as Json).parameters : []) as Json[]).map((p, i) => ({
+          param: p,
+          pointer: ptr('paths', path, method, 'parameters', i),
+        })),
+      ];
+      for (const d of declared) {
+        const p = d.param;
+        if (typeof p !== 'object' || p === null) continue;
+        // Path parameters are matched by position: renaming {id} to {petId} changes no URL.
+        const key =
+          p.in === 'path'
+            ? `path #${pathNames.indexOf(p.name) + 1}`
+            : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
+        params.set(key, d); // an operation's parameter overrides the path item's
+      }
+      const key = `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+      ops.set(key, { key, label: `${method.toUpperCase()} ${path}`, op: op, params, pointer: ptr('paths', path, method) });
+    }
+  }
+  return ops;
+}
+
+/** The base path every server URL of a document ends in (`/v1`). */
+export function basePaths(doc: Json): string[] {
+  const servers: Json[] = Array.isArray(doc.servers) ? doc.servers : [];
+  return [...new Set(servers.map((s) => basePathOfUrl(String(s.url))))].sort();
+}
+
+function securityOf(doc: Json, op: Json): string[] {
+  const reqs: Json[] = op.security ?? doc.security ?? [];
+  return reqs
+    .map((r) =>
+      Object.keys(r)
+        .sort()
+        .map((name) => `${name}${canonical(doc.components?.securitySchemes?.[name] ?? null)}[${[...(r[name] ?? [])].sort().join(',')}]`)
+        .join(' + '),
+    )
+    .sort();
+}
+
+const isSuccess = (status: string) => /^[23]/.test(status) || /^[23]XX$/i.test(status);
+
+/** How a parameter goes on the wire, with the defaults of its location written out. */
+function serialisation(p: Json): { style: string; explode: boolean; allowReserved: boolean; content?: string } {
+  const style = String(p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple'));
+  const content = p.content && typeof p.content === 'object' ? Object.keys(p.content).sort().join(', ') : undefined;
+  return {
+    style,
+    explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+    allowReserved: p.allowReserved === true,
+    content,
+  };
+}
+
+/** The schema of a parameter or header, whether written as `schema` or `content`. */
+function schemaOf(p: Json): { schema: unknown; at: string } {
+  if (p.content && typeof p.content === 'object') {
+    const [type] = Object.keys(p.content);
+    if (type !== undefined) return { schema: (p.content as Json)[type]?.schema, at: `/content/${esc(type)}/schema` };
+  }
+  return { schema: p.schema, at: '/schema' };
+}
+
+function compareParameter(p: Json, np: Json, at: string, ctx: Ctx): void {
+  const name = `parameter '${np.name}' (${np.in})`;
+  if (p.in === 'path' && p.name !== np.name)
+    ctx.push(
+      'request-path-parameter-renamed',
+      at,
+      `path parameter '${p.name}' renamed to '${np.name}': no URL changes, but typed clients pass it by name`,
+    );
+  if (!p.required && np.required) ctx.push('request-parameter-made-required', at, `${name} is now required`);
+  if (p.required && !np.required) ctx.push('request-parameter-made-optional', at, `${name} is now optional`);
+  if ((p.description ?? '') !== (np.description ?? '')) ctx.push('description-changed', at, `description of ${name} changed`);
+  compareDeprecation('request-parameter', p, np, at, ctx);
+
+  const os = serialisation(p);
+  const ns = serialisation(np);
+  if (os.content !== ns.content) {
+    ctx.push(
+      'request-parameter-serialisation-changed',
+      at,
+      `${name} is now sent ${ns.content ? `as ${ns.content} (content)` : `with style ${ns.style} (schema)`}, was ${os.content ? `as ${os.content} (content)` : `with style ${os.style} (schema)`}`,
+    );
+    return;
+  }
+  if (!ns.content) {
+    if (os.style !== ns.style) ctx.push('request-parameter-style-changed', at, `${name}: style changed from ${os.style} to ${ns.style}`);
+    // explode changes nothing on the wire for a single value (a string, a number)
+    const t: unknown = (np.schema as Json | undefined)?.type;
+    const composite =
+      t === undefined || t === 'array' || t === 'object' || (Array.isArray(t) && t.some((x) => x === 'array' || x === 'object'));
+    if (os.explode !== ns.explode && composite)
+      ctx.push('request-parameter-explode-changed', at, `${name}: explode changed from ${os.explode} to ${ns.explode}`);
+  }
+  if (os.allowReserved && !ns.allowReserved)
+    ctx.push('request-parameter-allow-reserved-removed', at, `${name}: reserved characters must now be percent-encoded`);
+  if (!os.allowReserved && ns.allowReserved)
+    ctx.push('request-parameter-allow-reserved-added', at, `${name}: reserved characters may now be sent as they are`);
+  const o = schemaOf(p);
+  const n = schemaOf(np);
+  compareSchema(o.schema, n.schema, 'request', `${at}${n.at}`, ctx);
+}
+
+/** The media types of a request body or a response. */
+function compareContent(oc: Json, nc: Json, dir: Direction, at: string, ctx: Ctx, what: string): void {
+  for (const type of Object.keys(oc)) {
+    const cAt = `${at}/content/${esc(type)}`;
+    if (!(type in nc)) {
+      ctx.push(`${dir}-content-type-removed`, cAt, `${what} no longer ${dir === 'request' ? 'accepts' : 'comes as'} ${type}`, 'old');
+      continue;
+    }
+    const o: Json = oc[type] ?? {};
+    const n: Json = nc[type] ?? {};
+    if (o.schema === undefined && n.schema !== undefined)
+      ctx.push(`${dir}-media-type-schema-added`, `${cAt}/schema`, `${what} ${type} now has a schema`);
+    else if (o.schema !== undefined && n.schema === undefined)
+      ctx.push(`${dir}-media-type-schema-removed`, cAt, `${what} ${type} no longer has a schema`);
+    else if (o.schema !== undefined) compareSchema(o.schema, n.schema, dir, `${cAt}/schema`, ctx);
+    if (canonical(o.encoding) !== canonical(n.encoding))
+      ctx.push(`${dir}-encoding-changed`, `${cAt}/encoding`, `${what} ${type}: encoding changed`);
+  }
+  for (const type of Object.keys(nc))
+    if (!(type in oc))
+      ctx.push(
+        `${dir}-content-type-added`,
+        `${at}/content/${esc(type)}`,
+        `${what} ${dir === 'request' ? 'also accepts' : 'may also come as'} ${type}`,
+      );
+}
+
+function compareHeaders(oh: Json, nh: Json, status: string, at: string, oldAt: string, ctx: Ctx): void {
+  const byName = (h: Json) => new Map(Object.entries(h).map(([k, v]) => [k.toLowerCase(), { name: k, header: (v ?? {}) as Json }]));
+  const om = byName(oh);
+  const nm = byName(nh);
+  for (const [lower, { name, header }] of om) {
+    const found = nm.get(lower);
+    if (!found) {
+      ctx.push(
+        header.required === true ? 'response-required-header-removed' : 'response-optional-header-removed',
+        `${oldAt}/headers/${esc(name)}`,
+        `response ${status} no longer carries the ${header.required === true ? 'required' : 'optional'} ${name} header`,
+        'old',
+      );
+      continue;
+    }
+    const hAt = `${at}/headers/${esc(found.name)}`;
+    if (header.required === true && found.header.required !== true)
+      ctx.push('response-header-made-optional', hAt, `the ${name} header of response ${status} is no longer required`);
+    if (header.required !== true && found.header.required === true)
+      ctx.push('response-header-made-required', hAt, `the ${name} header of response ${status} is now always sent`);
+    const o = schemaOf(header);
+    const n = schemaOf(found.header);
+    compareSchema(o.schema, n.schema, 'response', `${hAt}${n.at}`, ctx);
+  }
+  for (const [lower, { name }] of nm)
+    if (!om.has(lower))
+      ctx.push('response-header-added', `${at}/headers/${esc(name)}`, `response ${status} now carries the ${name} header`);
+}
+
+export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation, ctx: Ctx): void {
+  const at = n.pointer;
+  if (o.op.operationId !== n.op.operationId)
+    ctx.push(
+      'operation-id-changed',
+      `${at}/operationId`,
+      `operationId changed from ${o.op.operationId ?? 'none'} to ${n.op.operationId ?? 'none'}: generated clients call it by name`,
+    );
+  compareDeprecation('operation', o.op, n.op, at, ctx);
+  for (const key of ['summary', 'description'] as const)
+    if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push('description-changed', `${at}/${key}`, `${key} changed`);
+
+  // stability: lowering a level takes back a promise
+  const rank = { experimental: 0, beta: 1, stable: 2 } as const;
+  const ol = stabilityOf(o.op);
+  const nl = stabilityOf(n.op);
+  if (rank[nl] < rank[ol]) ctx.push('stability-level-decreased', `${at}/x-stability-level`, `stability level lowered from ${ol} to ${nl}`);
+  if (rank[nl] > rank[ol]) ctx.push('stability-level-increased', `${at}/x-stability-level`, `stability level raised from ${ol} to ${nl}`);
+
+  // security: every way a client could authenticate before must still work
+  const oSec = securityOf(oldDoc, o.op);
+  const nSec = securityOf(newDoc, n.op);
+  if (canonical(oSec) !== canonical(nSec)) {
+    // No requirement, or an empty one ({}), lets a client in without credentials.
+    const anonymous = (sec: string[]) => sec.length === 0 || sec.includes('');
+    const lost = !anonymous(nSec) && (anonymous(oSec) || oSec.some((r) => !nSec.includes(r)));
+    const plain = (sec: string[]) => sec.map((s) => s.replace(/\{.*?\}(?=\[)/g, '')).join(' or ') || 'none';
+    ctx.push(
+      !lost ? 'security-requirement-loosened' : anonymous(oSec) ? 'security-requirement-added' : 'security-requirement-changed',
+      `${at}/security`,
+      `security changed from ${plain(oSec)} to ${plain(nSec)}${lost && !anonymous(oSec) && plain(oSec) === plain(nSec) ? ' (a security scheme changed)' : ''}`,
+    );
+  }
+
+  // parameters
+  for (const [key, { param: p, pointer: oldAt }] of o.params) {
+    const found = n.params.get(key);
+    if (found) compareParameter(p, found.param, found.pointer, ctx);
+    else removal('request-parameter', 'request-parameter-removed', p, oldAt, `${p.in} parameter '${p.name}'`, ctx);
+  }
+  for (const [key, { param: np, pointer: pAt }] of n.params) {
+    if (o.params.has(key)) continue;
+    if (np.required) ctx.push('request-required-parameter-added', pAt, `required ${np.in} parameter '${np.name}' added`);
+    else ctx.push('request-optional-parameter-added', pAt, `optional ${np.in} parameter '${np.name}' added`);
+  }
+
+  // request body
+  const ob: Json | undefined = o.op.requestBody;
+  const nb: Json | undefined = n.op.requestBody;
+  if (ob && !nb) ctx.push('request-body-removed', `${o.pointer}/requestBody`, 'request body removed', 'old');
+  else if (!ob && nb)
+    ctx.push(
+      nb.required ? 'request-body-added-required' : 'request-body-added-optional',
+      `${at}/requestBody`,
+      `${nb.required ? 'required' : 'optional'} request body added`,
+    );
+  else if (ob && nb) {
+    if (!ob.required && nb.required) ctx.push('request-body-made-required', `${at}/requestBody/required`, 'request body is now required');
+    if (ob.required && !nb.required) ctx.push('request-body-made-optional', `${at}/requestBody/required`, 'request body is now optional');
+    compareContent(ob.content ?? {}, nb.content ?? {}, 'request', `${at}/requestBody`, ctx, 'the request body');
+  }
+
+  // responses
+  const or: Json = o.op.responses ?? {};
+  const nr: Json = n.op.responses ?? {};
+  const addedSuccess = Object.keys(nr).filter((s) => !(s in or) && isSuccess(s));
+  for (const status of Object.keys(or)) {
+    const rAt = `${at}/responses/${esc(status)}`;
+    const oldAt = `${o.pointer}/responses/${esc(status)}`;
+    if (!(status in nr)) {
+      if (isSuccess(status))
+        ctx.push(
+          addedSuccess.length ? 'success-response-status-changed' : 'success-response-removed',
+          oldAt,
+          `success response ${status} removed${addedSuccess.length ? ` (now ${addedSuccess.join(', ')})` : ''}`,
+          'old',
+        );
+      else ctx.push('error-response-removed', oldAt, `response ${status} no longer documented`, 'old');
+      continue;
+    }
+    const oResp: Json = or[status] ?? {};
+    const nResp: Json = nr[status] ?? {};
+    compareContent(oResp.content ?? {}, nResp.content ?? {}, 'response', rAt, ctx, `response ${status}`);
+    compareHeaders(oResp.headers ?? {}, nResp.headers ?? {}, status, rAt, oldAt, ctx);
+    if ((oResp.description ?? '') !== (nResp.description ?? ''))
+      ctx.push('description-changed', `${rAt}/description`, `description of response ${status} changed`);
+  }
+  const successReplaced = Object.keys(or).some((s) => isSuccess(s) && !(s in nr));
+  for (const status of Object.keys(nr))
+    if (!(status in or) && !(isSuccess(status) && successReplaced))
+      ctx.push('response-added', `${at}/responses/${esc(status)}`, `response ${status} added`);
+}
+
+export type StabilityLevel = 'experimental' | 'beta' | 'stable';
+
+/** `x-stability-level` of an operation; absent (or not one of the three) means stable. */
+export function stabilityOf(op: Json): StabilityLevel {
+  const level: unknown = op['x-stability-level'];
+  return level === 'experimental' || level === 'beta' ? level : 'stable';
+}

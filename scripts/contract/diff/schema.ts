@@ -1,0 +1,474 @@
+/**
+ * Comparing two JSON schemas (OpenAPI 3.0 or 3.1) in a direction: a request schema may only
+ * accept more than before, a response schema may only promise what it promised before.
+ * Every constraint is compared both ways; oneOf/anyOf branch by branch; properties with
+ * their readOnly/writeOnly visibility, requiredness and deprecation.
+ */
+import { esc, type Json } from './load';
+import { CONSTRAINT_VERBS, describeVerb, type Direction } from './rules';
+
+/** Where findings go: `push` looks each rule's level up in the rule table. */
+export interface Ctx {
+  push(rule: string, pointer: string, message: string, side?: 'old' | 'new'): void;
+  /** YYYY-MM-DD */
+  today: string;
+  deprecationDays: number;
+}
+
+const fmt = (v: unknown) => JSON.stringify(v);
+
+// ---------------------------------------------------------------- canonical form
+
+const canonicalCache = new WeakMap<object, string>();
+/** A text that two schemas share exactly when they are equal (key order ignored; a cycle is written as its depth). */
+export function canonical(value: unknown, stack: object[] = []): string {
+  if (typeof value !== 'object' || value === null) return fmt(value) ?? 'undefined';
+  const cached = canonicalCache.get(value);
+  if (cached !== undefined) return cached;
+  const depth = stack.indexOf(value);
+  if (depth >= 0) return `#cycle${stack.length - depth}`;
+  stack.push(value);
+  const text = Array.isArray(value)
+    ? `[${value.map((v) => canonical(v, stack)).join(',')}]`
+    : `{${Object.keys(value)
+        .sort()
+        .map((k) => `${fmt(k)}:${canonical((value as Json)[k], stack)}`)
+        .join(',')}}`;
+  stack.pop();
+  // Only what does not lie on a cycle has one text wherever it is reached from.
+  if (!text.includes('#cycle')) canonicalCache.set(value, text);
+  return text;
+}
+
+// ---------------------------------------------------------------- sunsets
+
+/** The `x-sunset` date as YYYY-MM-DD (YAML may have read it as a date). */
+export function sunsetOf(x: Json | undefined): string | undefined {
+  const s: unknown = x?.['x-sunset'];
+  if (s instanceof Date) return s.toISOString().slice(0, 10);
+  return typeof s === 'string' && s !== '' ? s.slice(0, 10) : undefined;
+}
+
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+
+/** `deprecated` and `x-sunset` of one operation, parameter or property. */
+export function compareDeprecation(subject: string, o: Json, n: Json, at: string, ctx: Ctx): void {
+  const oDep = o.deprecated === true;
+  const nDep = n.deprecated === true;
+  const os = sunsetOf(o);
+  const ns = sunsetOf(n);
+  const tooSoon = (date: string) => daysBetween(ctx.today, date) < ctx.deprecationDays;
+  if (!oDep && nDep) {
+    if (!ns) ctx.push(`${subject}-deprecated-without-sunset`, `${at}/deprecated`, 'deprecated without an x-sunset date');
+    else if (tooSoon(ns))
+      ctx.push(
+        `${subject}-sunset-too-soon`,
+        `${at}/x-sunset`,
+        `deprecated with x-sunset ${ns}, ${daysBetween(ctx.today, ns)} day(s) away: the deprecation period is ${ctx.deprecationDays} days`,
+      );
+    else ctx.push(`${subject}-deprecated`, `${at}/deprecated`, `deprecated, to be removed on ${ns}`);
+  } else if (oDep && !nDep) {
+    ctx.push(`${subject}-undeprecated`, `${at}/deprecated`, 'no longer deprecated');
+  }
+  if (os === ns || (!oDep && nDep && ns)) return; // the new date was graded with the deprecation
+  if (os === undefined) {
+    if (nDep && tooSoon(ns!))
+      ctx.push(
+        `${subject}-sunset-too-soon`,
+        `${at}/x-sunset`,
+        `x-sunset ${ns} is ${daysBetween(ctx.today, ns!)} day(s) away: the deprecation period is ${ctx.deprecationDays} days`,
+      );
+    else ctx.push(`${subject}-sunset-added`, `${at}/x-sunset`, `to be removed on ${ns}`);
+  } else if (ns === undefined) ctx.push(`${subject}-sunset-removed`, at, `removal date ${os} withdrawn`);
+  else if (ns < os)
+    ctx.push(`${subject}-sunset-moved-earlier`, `${at}/x-sunset`, `removal moved earlier, from ${os} to ${ns}: clients planned for ${os}`);
+  else ctx.push(`${subject}-sunset-moved-later`, `${at}/x-sunset`, `removal moved later, from ${os} to ${ns}`);
+}
+
+/**
+ * Something removed from the contract: after its x-sunset date that is expected, before it
+ * is breaking, and without one the plain rule applies.
+ */
+export function removal(subject: string, plainRule: string, old: Json, at: string, what: string, ctx: Ctx): void {
+  const sunset = sunsetOf(old);
+  if (sunset && sunset <= ctx.today)
+    ctx.push(`${subject}-removed-after-sunset`, at, `${what} removed after its sunset date ${sunset}`, 'old');
+  else if (sunset) ctx.push(`${subject}-removed-before-sunset`, at, `${what} removed before its sunset date ${sunset}`, 'old');
+  else ctx.push(plainRule, at, `${what} removed`, 'old');
+}
+
+// ---------------------------------------------------------------- schemas
+
+/** allOf merged into one schema, so that `Pet = allOf[NewPet, {id}]` compares property by property. */
+function flatten(schema: unknown, depth = 0): Json {
+  if (!schema || typeof schema !== 'object') return schema === false ? { not: {} } : {};
+  const s = schema as Json;
+  if (!Array.isArray(s.allOf) || depth > 20) return s;
+  const merged: Json = { ...s, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
+  delete merged.allOf;
+  for (const part of s.allOf.map((p: unknown) => flatten(p, depth + 1))) {
+    for (const [k, v] of Object.entries(part)) {
+      if (k === 'properties') Object.assign(merged.properties, v);
+      else if (k === 'required') merged.required.push(...(v as string[]));
+      else if (merged[k] === undefined) merged[k] = v;
+    }
+  }
+  if (Object.keys(merged.properties).length === 0) delete merged.properties;
+  if (merged.required.length === 0) delete merged.required;
+  return merged;
+}
+
+/** The types a schema allows, null apart (3.0 `nullable` and 3.1 `type: [..., 'null']` alike); undefined: any. */
+function typesOf(s: Json): { types?: Set<string>; nullable: boolean } {
+  let t: unknown = s.type;
+  if (t === undefined) {
+    if (s.properties) t = 'object';
+    else if (s.items) t = 'array';
+  }
+  const list: string[] =
+    t === undefined ? [] : (Array.isArray(t) ? (t as unknown[]) : [t]).map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+  const nullable = s.nullable === true || list.includes('null') || (Array.isArray(s.enum) && s.enum.includes(null) && list.length === 0);
+  const types = list.filter((x) => x !== 'null');
+  return { types: t === undefined || types.length === 0 ? (list.includes('null') ? new Set() : undefined) : new Set(types), nullable };
+}
+
+/** Every value of type set `b` is also of type set `a` (an integer is a number). */
+function covers(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
+  if (a === undefined) return true;
+  if (b === undefined) return false;
+  return [...b].every((t) => a.has(t) || (t === 'integer' && a.has('number')));
+}
+const typeText = (t: Set<string> | undefined) => (t ? [...t].sort().join('|') || 'null' : 'any');
+
+const WIDER_FORMAT: Record<string, string> = { int32: 'int64', float: 'double' };
+
+interface Bound {
+  value: number;
+  exclusive: boolean;
+}
+
+/** A lower or upper bound, in either form: 3.0 `minimum` + `exclusiveMinimum: true`, 3.1 `exclusiveMinimum: 1`. */
+function boundOf(s: Json, side: 'min' | 'max'): Bound | undefined {
+  const incl: unknown = side === 'min' ? s.minimum : s.maximum;
+  const excl: unknown = side === 'min' ? s.exclusiveMinimum : s.exclusiveMaximum;
+  const candidates: Bound[] = [];
+  if (typeof incl === 'number') candidates.push({ value: incl, exclusive: excl === true });
+  if (typeof excl === 'number') candidates.push({ value: excl, exclusive: true });
+  if (candidates.length === 0) return undefined;
+  // The tighter of the two when both are written.
+  return candidates.reduce((a, b) => {
+    if (a.value === b.value) return a.exclusive ? a : b;
+    return (side === 'min') === a.value > b.value ? a : b;
+  });
+}
+const boundText = (b: Bound | undefined) => (b ? `${b.value}${b.exclusive ? ' (exclusive)' : ''}` : 'none');
+
+type Pairs = Map<object, Set<object>>;
+
+/** Compares two schemas; `stack` holds the pairs being compared, so that a recursive schema ends. */
+export function compareSchema(oldS: unknown, newS: unknown, dir: Direction, at: string, ctx: Ctx, stack: Pairs = new Map()): void {
+  if (typeof oldS === 'object' && oldS !== null && typeof newS === 'object' && newS !== null) {
+    if (oldS === newS) return; // the same object (one document compared with itself)
+    const onStack = stack.get(oldS);
+    if (onStack?.has(newS)) return;
+    if (!onStack) stack.set(oldS, new Set([newS]));
+    else onStack.add(newS);
+    try {
+      compareResolved(oldS, newS, dir, at, ctx, stack);
+    } finally {
+      stack.get(oldS)?.delete(newS);
+    }
+    return;
+  }
+  compareResolved(oldS, newS, dir, at, ctx, stack);
+}
+
+/** A constraint's finding, pointing at the keyword (which the locator resolves to the schema when it was removed). */
+function constraint(dir: Direction, name: string, verb: string, at: string, message: string, ctx: Ctx, keyword = name): void {
+  if (!CONSTRAINT_VERBS[name]?.[verb]) throw new Error(`no verb ${verb} for ${name}`);
+  ctx.push(`${dir}-${name}-${verb}`, `${at}/${keyword}`, message);
+}
+
+function compareResolved(oldS: unknown, newS: unknown, dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
+  let o = flatten(oldS);
+  let n = flatten(newS);
+  if (canonical(o) === canonical(n)) return;
+
+  // A schema wrapped in oneOf/anyOf (or unwrapped) is compared as a composition of one branch.
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const plain = (s: Json) => !Array.isArray(s.oneOf) && !Array.isArray(s.anyOf);
+    if (Array.isArray(o[key]) && plain(n) && Object.keys(n).length > 0) n = { [key]: [n] };
+    else if (Array.isArray(n[key]) && plain(o) && Object.keys(o).length > 0) o = { [key]: [o] };
+  }
+
+  compareTypes(o, n, dir, at, ctx);
+  compareConstraints(o, n, dir, at, ctx);
+
+  for (const key of ['oneOf', 'anyOf'] as const) compareBranches(o, n, key, dir, at, ctx, stack);
+  if (canonical(o.not) !== canonical(n.not)) ctx.push(`${dir}-not-changed`, `${at}/not`, '`not` changed (not compared in detail)');
+  compareDiscriminator(o, n, dir, at, ctx);
+
+  if ((o.description ?? '') !== (n.description ?? '')) ctx.push('description-changed', `${at}/description`, 'description changed');
+
+  compareProperties(o, n, dir, at, ctx, stack);
+  compareAdditionalProperties(o, n, dir, at, ctx, stack);
+  if (o.items !== undefined || n.items !== undefined) compareSchema(o.items, n.items, dir, `${at}/items`, ctx, stack);
+  if (Array.isArray(o.prefixItems) && Array.isArray(n.prefixItems))
+    o.prefixItems.forEach((item: unknown, i: number) => compareSchema(item, n.prefixItems[i], dir, `${at}/prefixItems/${i}`, ctx, stack));
+}
+
+function compareTypes(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
+  const ot = typesOf(o);
+  const nt = typesOf(n);
+  if (typeText(ot.types) !== typeText(nt.types)) {
+    const widened = covers(nt.types, ot.types);
+    const narrowed = covers(ot.types, nt.types);
+    ctx.push(
+      `${dir}-type-${widened ? 'widened' : narrowed ? 'narrowed' : 'changed'}`,
+      `${at}/type`,
+      `type changed from ${typeText(ot.types)} to ${typeText(nt.types)}`,
+    );
+  }
+  const nullKey = (s: Json) => (s.nullable !== undefined ? 'nullable' : 'type');
+  if (!ot.nullable && nt.nullable) ctx.push(`${dir}-nullable-added`, `${at}/${nullKey(n)}`, 'the value may now be null');
+  if (ot.nullable && !nt.nullable) ctx.push(`${dir}-nullable-removed`, `${at}/${nullKey(o)}`, 'the value may no longer be null');
+
+  if (o.format !== n.format) {
+    const verb =
+      o.format === undefined
+        ? 'added'
+        : n.format === undefined
+          ? 'removed'
+          : WIDER_FORMAT[String(o.format)] === n.format
+            ? 'widened'
+            : 'changed';
+    ctx.push(`${dir}-format-${verb}`, `${at}/format`, `format changed from ${o.format ?? 'none'} to ${n.format ?? 'none'}`);
+  }
+}
+
+function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
+  // bounds, either form of exclusiveness
+  for (const side of ['min', 'max'] as const) {
+    const name = side === 'min' ? 'minimum' : 'maximum';
+    const ob = boundOf(o, side);
+    const nb = boundOf(n, side);
+    if (!ob && !nb) continue;
+    let verb: string | undefined;
+    if (!ob) verb = 'added';
+    else if (!nb) verb = 'removed';
+    else if (ob.value !== nb.value) verb = nb.value > ob.value ? 'raised' : 'lowered';
+    else if (ob.exclusive !== nb.exclusive) verb = nb.exclusive ? 'made-exclusive' : 'made-inclusive';
+    const exclusiveKey = side === 'min' ? 'exclusiveMinimum' : 'exclusiveMaximum';
+    const written = (s: Json) =>
+      typeof s[exclusiveKey] === 'number' || (s[name] === undefined && s[exclusiveKey] !== undefined) ? exclusiveKey : name;
+    if (verb)
+      constraint(dir, name, verb, at, `${name} ${verb.replace('-', ' ')}: ${boundText(ob)} → ${boundText(nb)}`, ctx, written(nb ? n : o));
+  }
+
+  for (const name of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'] as const) {
+    const ov = typeof o[name] === 'number' ? o[name] : undefined;
+    const nv = typeof n[name] === 'number' ? n[name] : undefined;
+    if (ov === nv) continue;
+    const verb = ov === undefined ? 'added' : nv === undefined ? 'removed' : nv > ov ? 'raised' : 'lowered';
+    constraint(dir, name, verb, at, `${name} ${verb}: ${ov ?? 'none'} → ${nv ?? 'none'}`, ctx);
+  }
+
+  const om = typeof o.multipleOf === 'number' ? o.multipleOf : undefined;
+  const nm = typeof n.multipleOf === 'number' ? n.multipleOf : undefined;
+  if (om !== nm) {
+    const whole = (x: number) => Math.abs(x - Math.round(x)) < 1e-9;
+    const verb =
+      om === undefined ? 'added' : nm === undefined ? 'removed' : whole(nm / om) ? 'raised' : whole(om / nm) ? 'lowered' : 'changed';
+    constraint(dir, 'multipleOf', verb, at, `multipleOf ${verb}: ${om ?? 'none'} → ${nm ?? 'none'}`, ctx);
+  }
+
+  if (o.pattern !== n.pattern) {
+    const verb = o.pattern === undefined ? 'added' : n.pattern === undefined ? 'removed' : 'changed';
+    constraint(dir, 'pattern', verb, at, `pattern changed from ${o.pattern ?? 'none'} to ${n.pattern ?? 'none'}`, ctx);
+  }
+
+  if ((o.uniqueItems === true) !== (n.uniqueItems === true))
+    constraint(
+      dir,
+      'uniqueItems',
+      n.uniqueItems === true ? 'added' : 'removed',
+      at,
+      `uniqueItems ${n.uniqueItems === true ? 'added' : 'removed'}`,
+      ctx,
+    );
+
+  if (canonical(o.const) !== canonical(n.const)) {
+    const verb = o.const === undefined ? 'added' : n.const === undefined ? 'removed' : 'changed';
+    constraint(dir, 'const', verb, at, `const changed from ${fmt(o.const) ?? 'none'} to ${fmt(n.const) ?? 'none'}`, ctx);
+  }
+
+  const ov: unknown[] | undefined = Array.isArray(o.enum) ? o.enum : undefined;
+  const nv: unknown[] | undefined = Array.isArray(n.enum) ? n.enum : undefined;
+  if (canonical(ov) !== canonical(nv)) {
+    if (ov && !nv) constraint(dir, 'enum', 'removed', at, `the enum ${fmt(ov)} no longer restricts the value`, ctx);
+    else if (!ov && nv) constraint(dir, 'enum', 'added', at, `the value is now restricted to ${fmt(nv)}`, ctx);
+    else if (ov && nv) {
+      const has = (list: unknown[], v: unknown) => list.some((x) => canonical(x) === canonical(v));
+      const removed = ov.filter((v) => !has(nv, v));
+      const added = nv.filter((v) => !has(ov, v));
+      if (removed.length)
+        constraint(dir, 'enum', 'value-removed', at, `enum value(s) ${removed.map((v) => fmt(v)).join(', ')} removed`, ctx);
+      if (added.length)
+        constraint(
+          dir,
+          'enum',
+          'value-added',
+          at,
+          `enum value(s) ${added.map((v) => fmt(v)).join(', ')} added${dir === 'response' ? ' to a response: clients that switch on this value may not handle them' : ''}`,
+          ctx,
+        );
+    }
+  }
+
+  if (canonical(o.default) !== canonical(n.default)) {
+    const verb = o.default === undefined ? 'added' : n.default === undefined ? 'removed' : 'changed';
+    ctx.push(
+      `${dir}-default-${verb}`,
+      `${at}/default`,
+      `default changed from ${fmt(o.default) ?? 'none'} to ${fmt(n.default) ?? 'none'}${dir === 'request' && verb !== 'added' ? ': requests that leave it out now mean something else' : ''}`,
+    );
+  }
+}
+
+/** additionalProperties: absent or true allows anything, false nothing, a schema what it allows. */
+function compareAdditionalProperties(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
+  const kind = (v: unknown) => (v === false ? 'none' : typeof v === 'object' && v !== null && Object.keys(v).length > 0 ? 'schema' : 'any');
+  const ok = kind(o.additionalProperties);
+  const nk = kind(n.additionalProperties);
+  const where = `${at}/additionalProperties`;
+  if (ok === 'schema' && nk === 'schema') return compareSchema(o.additionalProperties, n.additionalProperties, dir, where, ctx, stack);
+  if (ok === nk) return;
+  const verb = nk === 'none' ? 'refused' : ok === 'none' ? 'allowed' : nk === 'schema' ? 'schema-added' : 'schema-removed';
+  constraint(dir, 'additionalProperties', verb, at, describeVerb('additionalProperties', verb) ?? verb, ctx);
+}
+
+/** A property a message in this direction may carry: readOnly ones are not sent, writeOnly ones not received. */
+const visible = (p: Json, dir: Direction) => (dir === 'request' ? p.readOnly !== true : p.writeOnly !== true);
+
+function compareProperties(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
+  const op: Json = o.properties ?? {};
+  const np: Json = n.properties ?? {};
+  const oreq = new Set<string>(o.required ?? []);
+  const nreq = new Set<string>(n.required ?? []);
+  const req = dir === 'request';
+  for (const name of Object.keys(op)) {
+    const pAt = `${at}/properties/${esc(name)}`;
+    const oldP = flatten(op[name]);
+    if (!(name in np)) {
+      if (visible(oldP, dir)) removal(`${dir}-property`, `${dir}-property-removed`, oldP, pAt, `property '${name}'`, ctx);
+      continue;
+    }
+    const newP = flatten(np[name]);
+    if (req && oldP.readOnly !== true && newP.readOnly === true)
+      ctx.push('request-property-made-read-only', pAt, `property '${name}' became readOnly: requests may no longer send it`);
+    if (req && oldP.readOnly === true && newP.readOnly !== true)
+      ctx.push('request-property-read-only-removed', pAt, `property '${name}' is no longer readOnly: requests may send it`);
+    if (!req && oldP.writeOnly !== true && newP.writeOnly === true)
+      ctx.push('response-property-made-write-only', pAt, `property '${name}' became writeOnly: responses no longer carry it`);
+    if (!req && oldP.writeOnly === true && newP.writeOnly !== true)
+      ctx.push('response-property-write-only-removed', pAt, `property '${name}' is no longer writeOnly: responses carry it`);
+    if (!visible(oldP, dir)) {
+      if (visible(newP, dir) && req && nreq.has(name))
+        ctx.push('request-required-property-added', pAt, `required property '${name}' added`);
+      continue;
+    }
+    if (!visible(newP, dir)) continue;
+    if (oreq.has(name) && !nreq.has(name)) ctx.push(`${dir}-property-made-optional`, pAt, `property '${name}' is no longer required`);
+    if (!oreq.has(name) && nreq.has(name)) ctx.push(`${dir}-property-made-required`, pAt, `property '${name}' is now required`);
+    compareDeprecation(`${dir}-property`, oldP, newP, pAt, ctx);
+    compareSchema(op[name], np[name], dir, pAt, ctx, stack);
+  }
+  for (const name of Object.keys(np)) {
+    if (name in op) continue;
+    const newP = flatten(np[name]);
+    if (!visible(newP, dir)) continue;
+    const pAt = `${at}/properties/${esc(name)}`;
+    if (req && nreq.has(name)) ctx.push('request-required-property-added', pAt, `required property '${name}' added`);
+    else ctx.push(`${dir}-property-added`, pAt, `${req ? 'optional ' : ''}property '${name}' added`);
+  }
+}
+
+/** The value a branch gives its discriminator property, when it fixes one. */
+function discriminatorValue(branch: Json, property: string | undefined): string | undefined {
+  if (!property) return undefined;
+  const p = flatten(flatten(branch).properties?.[property]);
+  if (p.const !== undefined) return canonical(p.const);
+  if (Array.isArray(p.enum) && p.enum.length === 1) return canonical(p.enum[0]);
+  return undefined;
+}
+
+/**
+ * oneOf/anyOf branch by branch: equal branches pair up first, then branches with the same
+ * title or discriminator value, then branches of the same type; paired branches are
+ * compared, the rest are added or removed.
+ */
+function compareBranches(o: Json, n: Json, key: 'oneOf' | 'anyOf', dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
+  const ob: unknown[] = Array.isArray(o[key]) ? o[key] : [];
+  const nb: unknown[] = Array.isArray(n[key]) ? n[key] : [];
+  if (ob.length === 0 && nb.length === 0) return;
+  const pairs: [number, number][] = [];
+  const freeOld = new Set(ob.keys());
+  const freeNew = new Set(nb.keys());
+  const prop: string | undefined = (n.discriminator ?? o.discriminator)?.propertyName;
+  const matchers: ((a: Json, b: Json) => boolean)[] = [
+    (a, b) => canonical(a) === canonical(b),
+    (a, b) => typeof a.title === 'string' && a.title === b.title,
+    (a, b) => discriminatorValue(a, prop) !== undefined && discriminatorValue(a, prop) === discriminatorValue(b, prop),
+    (a, b) => typeText(typesOf(flatten(a)).types) === typeText(typesOf(flatten(b)).types),
+  ];
+  for (const match of matchers) {
+    for (const i of [...freeOld]) {
+      const j = [...freeNew].find((j2) => match(flatten(ob[i]), flatten(nb[j2])));
+      if (j === undefined) continue;
+      pairs.push([i, j]);
+      freeOld.delete(i);
+      freeNew.delete(j);
+    }
+  }
+  for (const [i, j] of pairs) compareSchema(ob[i], nb[j], dir, `${at}/${key}/${j}`, ctx, stack);
+  const label = (s: unknown) => {
+    const f = flatten(s);
+    return typeof f.title === 'string' ? `'${f.title}'` : typeText(typesOf(f).types);
+  };
+  for (const i of freeOld) ctx.push(`${dir}-${key}-branch-removed`, `${at}/${key}/${i}`, `${key} branch ${label(ob[i])} removed`, 'old');
+  for (const j of freeNew)
+    ctx.push(
+      `${dir}-${key}-branch-added`,
+      `${at}/${key}/${j}`,
+      `${key} branch ${label(nb[j])} added${dir === 'response' ? ': clients may receive a shape they do not handle' : ''}`,
+    );
+}
+
+function compareDiscriminator(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
+  const od: Json | undefined = o.discriminator;
+  const nd: Json | undefined = n.discriminator;
+  if (!od && !nd) return;
+  const where = `${at}/discriminator`;
+  if (!od) return ctx.push(`${dir}-discriminator-added`, where, `discriminator ${nd?.propertyName} added`);
+  if (!nd) return ctx.push(`${dir}-discriminator-removed`, where, `discriminator ${od.propertyName} removed`);
+  if (od.propertyName !== nd.propertyName)
+    ctx.push(
+      `${dir}-discriminator-property-changed`,
+      where,
+      `discriminator property changed from ${od.propertyName} to ${nd.propertyName}`,
+    );
+  const om: Json = od.mapping ?? {};
+  const nm: Json = nd.mapping ?? {};
+  for (const value of Object.keys(om)) {
+    if (!(value in nm)) ctx.push(`${dir}-discriminator-mapping-removed`, `${where}/mapping`, `discriminator value '${value}' removed`);
+    else if (om[value] !== nm[value])
+      ctx.push(
+        `${dir}-discriminator-mapping-changed`,
+        `${where}/mapping/${esc(value)}`,
+        `discriminator value '${value}' now names ${nm[value]} (was ${om[value]})`,
+      );
+  }
+  for (const value of Object.keys(nm))
+    if (!(value in om))
+      ctx.push(`${dir}-discriminator-mapping-added`, `${where}/mapping/${esc(value)}`, `discriminator value '${value}' added`);
+}

@@ -1,0 +1,32 @@
+import { call } from './load';
+import type { Running } from './processes';
+
+/**
+ * One key, two instances: `onA` requests on A, then B's count of what it still allows before
+ * 429 (which must be `limit - onA`: B sees what A counted), then whether A refuses too. Starts
+ * in a window with time to spare (rate-limit windows of an hour are aligned to the clock), so
+ * up to 61 s may go to waiting for the next one near the top of the hour.
+ */
+export async function countAcrossInstances(
+  a: Running,
+  b: Running,
+  key: string,
+  { limit, onA }: { limit: number; onA: number },
+): Promise<{ allowedOnB: number; refusedOnB: { code?: string }; aAfter: number }> {
+  const list = (server: Running) => call(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+  const probe = await list(a);
+  const reset = Number(/t=(\d+)/.exec(probe.headers?.get('ratelimit') ?? '')?.[1]);
+  if (reset < 60) await new Promise((r) => setTimeout(r, (reset + 1) * 1000));
+  for (let used = reset < 60 ? 0 : 1; used < onA; used += 1) {
+    const r = await list(a);
+    if (r.status !== 200) throw new Error(`A answered ${r.status} after ${used} requests, below the limit`);
+  }
+  // Instance A writes its counts every 200 ms.
+  await new Promise((r) => setTimeout(r, 400));
+  for (let allowedOnB = 0; ; allowedOnB += 1) {
+    const r = await list(b);
+    if (r.status === 429) return { allowedOnB, refusedOnB: r.body as { code?: string }, aAfter: (await list(a)).status };
+    if (r.status !== 200) throw new Error(`B answered ${r.status}`);
+    if (allowedOnB > limit) throw new Error('B never refused: it does not see what A counted');
+  }
+}
