@@ -1,25 +1,31 @@
 import { createServer } from 'node:http';
 import supertest from 'supertest';
+import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from '../scripts/bench/alternatives';
 import { createExpressBaseline, createNodeBaseline } from '../scripts/bench/baselines';
 import { createPetStore } from '../src/store/pets';
 import { createRateLimiter } from '../src/store/rateLimits';
 import { API_KEY, type TestApp, auth, captureLogs, insertPets, startTestApp } from './support/harness';
 
-// The benchmark compares the product with three hand-written baselines: the comparison is
-// fair only if they answer as the product does. Same requests, same statuses and codes.
+// The benchmark compares the product with three hand-written baselines and two alternatives
+// built on other libraries: the comparison is fair only if they answer as the product does.
+// Same requests, same statuses, codes, bodies and headers.
+const CONTESTANTS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
 let t: TestApp;
-let apps: Record<'product' | 'node' | 'express' | 'bare', supertest.Agent>;
+let apps: Record<'product' | (typeof CONTESTANTS)[number], supertest.Agent>;
 beforeAll(async () => {
   t = await startTestApp();
   await insertPets(t.sql, [{ name: 'Rex', categoryId: 1, status: 'available' }]);
   const pets = createPetStore(t.sql, { idempotencyTtlSeconds: 86_400 });
   const { logging } = captureLogs('silent');
+  const getPetHeaders = t.spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logging.logger);
   apps = {
     product: supertest.agent(t.app),
     node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, apiKeys: [API_KEY], pets }))),
     express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logging, rateLimiter })),
     bare: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets })),
+    'openapi-backend': supertest.agent(await createOpenApiBackendAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
+    'express-openapi-validator': supertest.agent(createExpressOpenApiValidatorAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
   };
 });
 afterAll(() => t.close());
@@ -61,8 +67,8 @@ describe('the baselines answer as the product does', () => {
     ['createPet, no body', (a) => a.post('/v1/pets').set(auth())],
     ['an unknown path', (a) => a.get('/v1/nowhere').set(auth())],
     ['a method not allowed', (a) => a.delete('/v1/pets').set(auth())],
-  ])('when the request is %s, then every baseline answers as the product does', async (_what, call) => {
-    const [product, node, express, bare] = await Promise.all([call(apps.product), call(apps.node), call(apps.express), call(apps.bare)]);
+  ])('when the request is %s, then every baseline and alternative answers as the product does', async (_what, call) => {
+    const product = await call(apps.product);
     const shape = (r: supertest.Response) => ({
       status: r.status,
       code: r.body?.code,
@@ -71,8 +77,7 @@ describe('the baselines answer as the product does', () => {
       allow: r.headers.allow,
       type: r.headers['content-type'],
     });
-    expect(shape(node)).toEqual(shape(product));
-    expect(shape(express)).toEqual(shape(product));
-    expect(shape(bare)).toEqual(shape(product));
+    for (const contestant of CONTESTANTS)
+      expect({ contestant, ...shape(await call(apps[contestant])) }).toEqual({ contestant, ...shape(product) });
   });
 });

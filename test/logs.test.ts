@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { type LoggingOptions, type RequestLogFields, createLogging } from '../src/ops/logger';
+import { type LoggingOptions, type RequestLogFields, createLogging, isoTimeByMillisecond } from '../src/ops/logger';
 import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
 
 let t: TestApp;
@@ -86,6 +86,19 @@ describe('the request line writer (src/ops/logger.ts)', () => {
     const [byPino, byTemplate] = [lines.filter((_, i) => i % 2 === 0), lines.filter((_, i) => i % 2 === 1)];
     expect(byTemplate.map(sameTime)).toEqual(byPino.map(sameTime));
     expect(byTemplate).toHaveLength(fieldSets.length);
+  });
+
+  test("when the time is asked for several times a millisecond, then it is pino's ISO time, made once per millisecond", () => {
+    const ours = isoTimeByMillisecond();
+    const now = jest.spyOn(Date, 'now');
+    try {
+      for (const ms of [0, 1_795_305_600_000, 1_795_305_600_000, 1_795_305_600_001, 1_795_305_600_999, 1_795_305_601_000]) {
+        now.mockReturnValue(ms);
+        expect(ours()).toBe(pino.stdTimeFunctions.isoTime());
+      }
+    } finally {
+      now.mockRestore();
+    }
   });
 
   test('when the level is above info, then the request line writes nothing', () => {

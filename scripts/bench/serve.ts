@@ -1,6 +1,7 @@
 /**
- * Starts one of the benchmark's baselines as its own process:
- *   ts-node scripts/bench/serve.ts node|express|bare   (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
+ * Starts one of the benchmark's baselines or alternatives as its own process:
+ *   ts-node scripts/bench/serve.ts node|express|bare|openapi-backend|express-openapi-validator
+ * (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
  * and prints "listening on http://127.0.0.1:<port>/v1" like the product.
  */
 import { createServer } from 'node:http';
@@ -10,11 +11,13 @@ import { createLogging } from '../../src/ops/logger';
 import { loadSpec } from '../../src/contract/spec';
 import { createPetStore } from '../../src/store/pets';
 import { createRateLimiter } from '../../src/store/rateLimits';
+import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from './alternatives';
 import { createExpressBaseline, createNodeBaseline } from './baselines';
 
-const kind = process.argv[2];
-if (kind !== 'node' && kind !== 'express' && kind !== 'bare') {
-  process.stderr.write('usage: serve.ts node|express|bare\n');
+const KINDS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
+const kind = process.argv[2] as (typeof KINDS)[number];
+if (!KINDS.includes(kind)) {
+  process.stderr.write(`usage: serve.ts ${KINDS.join('|')}\n`);
   process.exit(2);
 }
 const config = loadConfig(process.env);
@@ -30,10 +33,15 @@ async function start(): Promise<void> {
   // The bare floor has no rate limiter (nor log line, metrics or request id).
   const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
   const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+  const getPetHeaders = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const listener =
     kind === 'node'
       ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
-      : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
+      : kind === 'openapi-backend'
+        ? await createOpenApiBackendAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders })
+        : kind === 'express-openapi-validator'
+          ? createExpressOpenApiValidatorAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders })
+          : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
   const server = createServer(listener);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.listen(config.port, config.host, () => {

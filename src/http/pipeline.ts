@@ -162,10 +162,11 @@ export function createApiPipeline({
   });
 
   // 5. Validation runs in handleRequest; its failures, with those of the integer check, are one 400 naming each field.
-  backend.register('validationFail', (c: Context, call: Call): never => {
+  // Returned, not thrown: the commonest failure does not unwind through the library's and the pipeline's awaits.
+  backend.register('validationFail', (c: Context, call: Call): Reply => {
     const raw = call.rawErrors ?? [];
     const others = (c.validation.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
-    throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
+    return replyOf(new HttpError(400, 'validation_failed', describeErrors([...raw, ...others])));
   });
 
   // 6. The handlers, given what the earlier steps found: ajv's coerced parameters (the spec's defaults applied) and the decoded body.
