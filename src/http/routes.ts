@@ -1,6 +1,5 @@
 import type { RequestHandler, Router } from 'express';
 import express from 'express';
-import swaggerUi from 'swagger-ui-express';
 import type { Spec } from '../contract/spec';
 import type { Metrics } from '../ops/metrics';
 import { challenge, createBearerAuth } from './auth';
@@ -49,17 +48,26 @@ export function contractRoutes(spec: Spec): Router {
   router.get('/openapi.json', (_req, res) => {
     res.json(spec.document);
   });
-  // Swagger UI from swagger-ui-dist, served from here: the page needs no internet.
+  // Swagger UI from swagger-ui-dist, served from here: the page needs no internet. Loaded on the
+  // first request for it: swagger-ui-dist parses a megabyte bundle when required, a third of the
+  // server's start-up otherwise (docs/performance.md).
   const page = referencePageDocument(spec);
   const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } };
-  router.use(
-    '/docs',
-    // swagger-ui-express answers any path ending in /package.json itself, in text/plain: those go to notFound instead.
-    ((req, _res, next) => next(req.path.endsWith('/package.json') ? 'router' : undefined)) satisfies RequestHandler,
-    swaggerUi.serveFiles(page as never, ui),
-  );
-  // The page itself at /docs/ only (/docs redirects there); any other path under /docs is a 404 Error body.
-  router.get('/docs/', swaggerUi.setup(page as never, ui));
+  let docs: Promise<Router> | undefined;
+  const loadDocs = () =>
+    (docs ??= import('swagger-ui-express').then(({ default: swaggerUi }) => {
+      const pageRoutes = express.Router({ caseSensitive: true });
+      pageRoutes.use('/docs', swaggerUi.serveFiles(page as never, ui));
+      // The page itself at /docs/ only (/docs redirects there); any other path under /docs is a 404 Error body.
+      pageRoutes.get('/docs/', swaggerUi.setup(page as never, ui));
+      return pageRoutes;
+    }));
+  // swagger-ui-express answers any path ending in /package.json itself, in text/plain: those go to notFound instead.
+  router.use('/docs', ((req, _res, next) => next(req.path.endsWith('/package.json') ? 'router' : undefined)) satisfies RequestHandler);
+  router.use(((req, res, next) => {
+    if (!req.path.startsWith('/docs')) return next();
+    loadDocs().then((pageRoutes) => pageRoutes(req, res, next), next);
+  }) satisfies RequestHandler);
   return router;
 }
 
