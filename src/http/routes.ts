@@ -49,8 +49,8 @@ export function contractRoutes(spec: Spec): Router {
     res.json(spec.document);
   });
   // Swagger UI from swagger-ui-dist, served from here: the page needs no internet. Loaded on the
-  // first request for it: swagger-ui-dist parses a megabyte bundle when required, a third of the
-  // server's start-up otherwise (docs/performance.md).
+  // first request for it: swagger-ui-dist parses a megabyte bundle when required, about 80 ms of
+  // the server's start-up otherwise (docs/performance.md).
   const page = referencePageDocument(spec);
   const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } };
   let docs: Promise<Router> | undefined;
