@@ -65,13 +65,9 @@ function requireJson(req: express.Request): void {
 
 /** express.json()'s own failures, and anything else, as the contract's Error body. */
 const errorHandler: express.ErrorRequestHandler = (err, _req, res, _next) => {
-  const e = err as { type?: string; status?: number; message?: string };
+  const e = err as { type?: string };
   const failure =
-    e.type === 'entity.parse.failed'
-      ? new HttpError(400, 'malformed_json', 'The request body is not valid JSON')
-      : err instanceof HttpError
-        ? err
-        : toHttpError(err);
+    e.type === 'entity.parse.failed' ? new HttpError(400, 'malformed_json', 'The request body is not valid JSON') : toHttpError(err);
   res.status(failure.status).set(failure.headers).json(errorBody(failure));
 };
 

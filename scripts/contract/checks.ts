@@ -211,33 +211,25 @@ export async function checkRelease(specFile: string, dir = releasedDir, today = 
     changes.length || problems.length
       ? `\n${shown.length || problems.length ? `${formatChanges(shown, 'text', { problems }).replace(/\n[^\n]*$/, '')}\n` : ''}${counts(changes)} (\`npm run spec:diff -- spec/released/${latest.text}.yaml ${rel(specFile)}\` lists the info findings too)`
       : '';
+  const compared = { name, changes, version, latest };
   if (problems.length > 0)
     return {
-      name,
+      ...compared,
       ok: false,
-      changes,
-      version,
-      latest,
       detail: `${problems.length} problem(s) with ${rel(acceptedFile)}:${report}\n→ ${problems.map((p) => p.replace(/^.*?: /, '')).join('\n→ ')}`,
     };
   if (breaking.length > 0 && version.major <= latest.major) {
     const next = latest.major + 1;
     return {
-      name,
+      ...compared,
       ok: false,
-      changes,
-      version,
-      latest,
       acceptedUsed: used,
       detail: `${breaking.length} breaking change(s) against the released ${latest.text}:${report}\n→ restore what the released contract promised (spec/released/${latest.text}.yaml), make a new major version (info.version ${next}.0.0 and every server URL ending in /v${next}), or list the change in ${rel(acceptedFile)} with a reason and an expiry date`,
     };
   }
   return {
-    name,
+    ...compared,
     ok: true,
-    changes,
-    version,
-    latest,
     acceptedUsed: used,
     detail:
       changes.length === 0
