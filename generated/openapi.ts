@@ -13,7 +13,8 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description The process is up and serving HTTP. It does not look at the database.
+         * @description The process is up and serving HTTP. It does not look at the database. Served at
+         *     the root of the host (`/healthz`) and under the API root (`/v1/healthz`), without a key.
          */
         get: operations["getHealth"];
         put?: never;
@@ -35,6 +36,7 @@ export interface paths {
          * Readiness
          * @description The service can serve requests: the database answers and every migration this
          *     build knows is applied. Otherwise 503, so that a load balancer sends traffic elsewhere.
+         *     Served at the root of the host (`/readyz`) and under the API root (`/v1/readyz`), without a key.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -55,7 +57,14 @@ export interface paths {
         /**
          * List animals
          * @description Returns at most `limit` animals in ascending `id` order, optionally only
-         *     those with the given `status`.
+         *     those with the given `status`. When more animals follow, the response
+         *     carries `Link: <…>; rel="next"`: the next page, with the same `limit` and
+         *     `status` and a `cursor`. The last page carries no `rel="next"`.
+         *     Following the links from the first page returns every animal once, in
+         *     `id` order, with or without a `status` filter; animals added or removed
+         *     during the walk never make an earlier animal appear twice or one that
+         *     existed throughout go missing. A page deep in the catalogue costs what
+         *     the first page costs.
          */
         get: operations["listPets"];
         put?: never;
@@ -123,6 +132,7 @@ export interface components {
         };
         /** @description An animal as returned, with the identifier the service assigned. */
         Pet: components["schemas"]["NewPet"] & {
+            status: components["schemas"]["PetStatus"];
             /**
              * Format: int64
              * @description Unique identifier assigned by the service on creation.
@@ -347,7 +357,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "method_not_allowed",
-                 *       "message": "DELETE is not allowed here; allowed: GET, HEAD, POST",
+                 *       "message": "DELETE is not allowed here; allowed: GET, HEAD, POST, OPTIONS",
                  *       "status": 405
                  *     }
                  */
@@ -367,7 +377,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "method_not_allowed",
-                 *       "message": "POST is not allowed here; allowed: GET, HEAD",
+                 *       "message": "POST is not allowed here; allowed: GET, HEAD, OPTIONS",
                  *       "status": 405
                  *     }
                  */
@@ -457,6 +467,13 @@ export interface components {
          * @example </v1/pets>; rel="successor-version"
          */
         Link: string;
+        /**
+         * @description RFC 8288: the next page of this list, `rel="next"`, with the same `limit` and
+         *     `status` and the `cursor` where it starts, as a path from the root of the
+         *     origin the request was sent to. Absent on the last page.
+         * @example </v1/pets?limit=2&cursor=AQAAAAAAAAAAAnN9JBU2gYsqnTlH5OsOe8w>; rel="next"
+         */
+        NextPageLink: string;
         /**
          * @description RFC 6750 bearer challenge.
          * @example Bearer realm="animal-store", error="invalid_token"
@@ -551,6 +568,16 @@ export interface operations {
                 limit?: number;
                 /** @description Only animals with this availability status. An unknown value is refused with 400. */
                 status?: components["schemas"]["PetStatus"];
+                /**
+                 * @description Where the page starts: just after the last animal of the previous page.
+                 *     Opaque: take it from the previous page's `Link` header (`rel="next"`),
+                 *     never build or change one. The service signs each cursor and binds it to
+                 *     the `status` of its walk: a cursor that was altered, truncated, invented
+                 *     or made for another `status` is refused with 400. `limit` may change
+                 *     from one page to the next. Absent: the first page.
+                 * @example AQAAAAAAAAAAAnN9JBU2gYsqnTlH5OsOe8w
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -558,9 +585,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The animals, in ascending `id` order. */
+            /** @description The animals, in ascending `id` order; `Link` names the next page when there is one. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPageLink"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -911,7 +939,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "method_not_allowed",
-                     *       "message": "DELETE is not allowed here; allowed: GET, HEAD",
+                     *       "message": "DELETE is not allowed here; allowed: GET, HEAD, OPTIONS",
                      *       "status": 405
                      *     }
                      */

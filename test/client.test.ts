@@ -1,5 +1,5 @@
-import { type AnimalStoreClient, createAnimalStoreClient } from '../src/client';
-import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from './support/harness';
+import { type AnimalStoreClient, AnimalStoreError, createAnimalStoreClient, nextLink, walkPets } from '../src/client';
+import { API_KEY, type Pet, type TestApp, insertPets, listenOnLoopback, startTestApp } from './support/harness';
 
 // The published client against the real server. The type check runs over this file too:
 // a contract change that breaks these calls fails `npm run contract`.
@@ -53,5 +53,59 @@ describe('the typed client (openapi-fetch over generated/)', () => {
     // @ts-expect-error the spec has no DELETE /pets/{petId}
     const notAnOperation = await store.DELETE('/pets/{petId}', { params: { path: { petId: 1 } } });
     expect(notAnOperation.response.status).toBe(405);
+  });
+
+  test('when walkPets iterates a filter, then it follows every rel="next" and yields every animal of it once, in id order', async () => {
+    await t.sql`TRUNCATE pets RESTART IDENTITY`;
+    const pets = await insertPets(
+      t.sql,
+      Array.from({ length: 53 }, (_, i) => ({ name: `Walked ${i}`, categoryId: i, status: i % 2 ? 'sold' : 'pending' }) as const),
+    );
+    const requested: string[] = [];
+    const counting = createAnimalStoreClient({
+      baseUrl,
+      apiKey: API_KEY,
+      fetch: (input: Request | URL | string) => {
+        const request = input as Request;
+        requested.push(new URL(request.url).search);
+        return fetch(request);
+      },
+    });
+    const sold: Pet[] = [];
+    for await (const pet of walkPets(counting, { status: 'sold', limit: 5 })) {
+      // The type says what the contract says: status is always there.
+      const status: Pet['status'] = pet.status;
+      expect(status).toBe('sold');
+      sold.push(pet);
+    }
+    expect(sold).toEqual(pets.filter((p) => p.status === 'sold'));
+    // 26 animals at 5 a page: 6 pages, the first without a cursor, each next one from the link.
+    expect(requested).toHaveLength(6);
+    expect(requested[0]).toBe('?status=sold&limit=5');
+    expect(requested.slice(1).every((q) => /^\?limit=5&status=sold&cursor=[A-Za-z0-9_-]+$/.test(q))).toBe(true);
+
+    const all: number[] = [];
+    for await (const pet of walkPets(store)) all.push(pet.id);
+    expect(all).toEqual(pets.map((p) => p.id));
+  });
+
+  test('when a page fails, then walkPets throws the Error body', async () => {
+    const anonymous = createAnimalStoreClient({ baseUrl, apiKey: 'not-a-valid-key-000000' });
+    const walking = walkPets(anonymous).next();
+    await expect(walking).rejects.toBeInstanceOf(AnimalStoreError);
+    await expect(walking).rejects.toMatchObject({ body: { code: 'unauthorized', status: 401 } });
+  });
+
+  test.each([
+    ['</v1/pets?limit=2&cursor=abc>; rel="next"', 'https://api.example/v1/pets?limit=2&cursor=abc'],
+    ['<https://other.example/v1/pets?cursor=x>; rel=next', 'https://other.example/v1/pets?cursor=x'],
+    ['</v1/pets?cursor=p>; rel="prev", </v1/pets?cursor=n>; rel="next"', 'https://api.example/v1/pets?cursor=n'],
+    ['</v1/pets?cursor=n>; title="a; b"; rel="last next"', 'https://api.example/v1/pets?cursor=n'],
+    ['<?cursor=q>; REL="Next"', 'https://api.example/v1/pets?cursor=q'],
+    ['</v1/pets>; rel="successor-version"', undefined],
+    ['</v1/pets?cursor=n>; rel="nextpage"', undefined],
+    ['', undefined],
+  ])('when Link is %j, then its rel="next" target is %s', (header, expected) => {
+    expect(nextLink(header, 'https://api.example/v1/pets?limit=2')?.href).toBe(expected);
   });
 });

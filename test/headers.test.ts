@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Response, Test } from 'supertest';
 import { type Json, loadDocument } from '../scripts/contract/diff';
 import { projectRoot } from '../src/paths';
-import { auth, buildNewPet, startTestApp, type TestApp } from './support/harness';
+import { type Pet, auth, buildNewPet, insertPets, startTestApp, type TestApp } from './support/harness';
 
 const ORIGIN = 'https://shop.example';
 const realPostgres = process.env.TEST_DB_MODE !== 'embedded';
@@ -88,8 +88,10 @@ describe('response headers, compared with the spec: a healthy service', () => {
   });
   afterAll(() => t.close());
 
-  test('when listPets answers 200, 400 and 401, then each carries exactly its documented headers', async () => {
-    expectHeaders(await fromShop(t.api.get('/v1/pets').set(auth())), 'listPets', '200');
+  test('when listPets answers 200 (a page with a next one, and the last), 400 and 401, then each carries exactly its documented headers', async () => {
+    await insertPets(t.sql, [buildNewPet({ status: 'sold' }), buildNewPet({ status: 'sold' })] as Pet[]);
+    expectHeaders(await fromShop(t.api.get('/v1/pets?status=sold&limit=1').set(auth())), 'listPets', '200');
+    expectHeaders(await fromShop(t.api.get('/v1/pets?status=sold&limit=2').set(auth())), 'listPets', '200', 'exact', ['link']);
     expectHeaders(await fromShop(t.api.get('/v1/pets?limit=0').set(auth())), 'listPets', '400');
     expectHeaders(await fromShop(t.api.get('/v1/pets')), 'listPets', '401');
     ['200', '400', '401'].forEach((s) => seen('listPets', s));

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () => {
+describe('probes: GET /healthz and GET /readyz, at the root and under /v1, without a key', () => {
   test('when the process is up, then /healthz answers 200', async () => {
     const res = await t.api.get('/healthz').expect(200);
     expect(res.body).toEqual({ status: 'ok' });
@@ -58,9 +58,25 @@ describe('probes: GET /healthz and GET /readyz, outside /v1, without a key', () 
     }
   });
 
-  test('when the probes are asked for under /v1 or with the wrong method, then 404 or 405', async () => {
-    await t.api.get('/v1/healthz').expect(401);
-    const res = await t.api.post('/healthz').expect(405);
-    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+  test('when a client generated from the spec calls the probes under /v1 (its base URL), then they answer as at the root, without a key', async () => {
+    expect((await t.api.get('/v1/healthz').expect(200)).body).toEqual({ status: 'ok' });
+    expect((await t.api.get('/v1/readyz').expect(200)).body).toEqual({ status: 'ready', migration: readMigrations().length });
+    // A wrong key changes nothing: the probes ask for none.
+    await t.api.get('/v1/healthz').set('Authorization', 'Bearer not-a-key-0123456789').expect(200);
+  });
+
+  test('when the probes are asked for with the wrong method, at the root or under /v1, then 405 with Allow, without a key', async () => {
+    for (const path of ['/healthz', '/v1/healthz', '/readyz', '/v1/readyz']) {
+      const res = await t.api.post(path).expect(405);
+      expect([path, res.headers.allow, res.body.message]).toEqual([
+        path,
+        'GET, HEAD, OPTIONS',
+        'POST is not allowed here; allowed: GET, HEAD, OPTIONS',
+      ]);
+    }
+  });
+
+  test('when a path beside the probes under /v1 is asked for without a key, then 401 as everywhere else under /v1', async () => {
+    for (const path of ['/v1/healthz/x', '/v1/healthzz', '/v1/HEALTHZ', '/v1/readyz/']) await t.api.get(path).expect(401);
   });
 });

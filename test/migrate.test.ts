@@ -26,7 +26,7 @@ describe('migrations', () => {
   test('when the database is empty, then every migration is applied once and recorded', async () => {
     const all = readMigrations();
     expect(await migrate(sql)).toEqual(all.map((m) => m.version));
-    expect(await tables()).toEqual(['idempotency_keys', 'pets', 'rate_limit_counts', 'schema_migrations']);
+    expect(await tables()).toEqual(['idempotency_keys', 'pets', 'rate_limit_counts', 'schema_migrations', 'signing_keys']);
     const recorded = await sql`SELECT version, name, checksum FROM schema_migrations ORDER BY version`;
     expect(recorded.map((r) => ({ ...r }))).toEqual(all.map(({ version, name, checksum }) => ({ version, name, checksum })));
   });

@@ -50,4 +50,14 @@ describe('mock mode (npm run mock)', () => {
     await api.get('/v1/pets').expect(401);
     await api.get('/v1/pets?limit=101').set(auth()).expect(400);
   });
+
+  test('when a client walks listPets, then the first page carries the documented Link rel="next" and the page it leads to none', async () => {
+    const linkExample = doc.components.headers.NextPageLink.example as string;
+    const first = await api.get('/v1/pets').set(auth()).expect(200);
+    expect(first.headers.link).toBe(linkExample);
+    const next = /^<([^>]+)>; rel="next"$/.exec(linkExample)?.[1] as string;
+    const second = await api.get(next).set(auth()).expect(200);
+    expect(second.body).toEqual(example('/pets', 'get', '200'));
+    expect(second.headers.link).toBeUndefined();
+  });
 });

@@ -5,7 +5,7 @@ import OpenAPISchemaValidator from 'openapi-schema-validator';
 import { stringify } from 'yaml';
 import { errorCodeValues, petStatusValues } from '../generated/openapi';
 import { createApp } from '../src/app';
-import { checkHandlersMatchSpec } from '../src/contract/spec';
+import { checkHandlersMatchSpec, resolve } from '../src/contract/spec';
 import { connect } from '../src/store/db';
 import { handlers, stubOperations } from '../src/handlers';
 import { projectRoot } from '../src/paths';
@@ -14,7 +14,7 @@ import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
 import { checkGenerated } from '../scripts/contract/checks';
 import { ContractChecker, type ReceivedResponse } from '../src/contract/responses';
-import { captureLogs } from './support/harness';
+import { type TestApp, auth, captureLogs, startTestApp } from './support/harness';
 
 let spec: Spec;
 let doc: Record<string, any>;
@@ -128,16 +128,24 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(missing).toEqual([]);
   });
 
-  test('when the probes are read, then they live outside /v1, need no key and are tagged operations', () => {
+  test('when the probes are read, then they live at the root of the host and under /v1 (where generated clients call them), need no key and are tagged operations', () => {
     for (const [p, id] of [
       ['/healthz', 'getHealth'],
       ['/readyz', 'getReadiness'],
     ] as const) {
-      expect(doc.paths[p].servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/', '/', '/']);
+      // The root first, where platforms probe; then the top-level servers, which generated clients use for every path.
+      const servers = doc.paths[p].servers.map((s: { url: string }) => s.url);
+      expect(servers.map((url: string) => new URL(url).pathname)).toEqual(['/', '/', '/', '/v1', '/v1', '/v1']);
+      expect(servers.slice(3)).toEqual(doc.servers.map((s: { url: string }) => s.url));
       expect(op('get', p)).toMatchObject({ operationId: id, security: [], tags: ['operations'] });
+      expect(op('get', p).description.replace(/\s+/g, ' ')).toContain(
+        `at the root of the host (\`${p}\`) and under the API root (\`/v1${p}\`)`,
+      );
+      expect(spec.operations.get(id)?.fullPaths).toEqual([p, `/v1${p}`]);
       expect(spec.operations.get(id)?.fullPath).toBe(p);
     }
-    expect(spec.operations.get('listPets')?.fullPath).toBe('/v1/pets');
+    expect(spec.keylessPaths).toEqual(new Set(['/v1/healthz', '/v1/readyz']));
+    expect(spec.operations.get('listPets')?.fullPaths).toEqual(['/v1/pets']);
   });
 
   test('when any operation is read, then it documents 501 not_implemented, which a generated stub answers until it is filled in', () => {
@@ -297,5 +305,41 @@ describe('the contract checker used by every test can fail', () => {
     ],
   ])('when the response has %s, then it is a violation', (_what, method, url, res, message) => {
     expect(() => checker.check(method, url, res)).toThrow(message);
+  });
+});
+
+describe("the spec's examples say what the server sends", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test('when an example is a 405, then the server answers that method on that operation with exactly its message and Allow', async () => {
+    const checked = new Set<string>();
+    for (const facts of t.spec.operations.values()) {
+      const operation = resolve(doc as never, doc.paths[facts.path][facts.method.toLowerCase()]) as Record<string, any>;
+      for (const [status, ref] of Object.entries<any>(operation.responses)) {
+        const example = resolve(doc as never, ref).content?.['application/json']?.example;
+        if (example?.code !== 'method_not_allowed') continue;
+        const [, method, allow] = /^([A-Z]+) is not allowed here; allowed: (.+)$/.exec(example.message) ?? [];
+        if (!method || !allow) throw new Error(`${facts.operationId} ${status}: a 405 example whose message names no method and Allow`);
+        for (const at of facts.fullPaths) {
+          const url = at.replace(/\{[^}]+\}/g, '1');
+          const res = await t.api[method.toLowerCase() as 'delete' | 'post'](url).set(auth()).expect(405);
+          expect({ url, message: res.body.message, allow: res.headers.allow }).toEqual({ url, message: example.message, allow });
+          checked.add(`${method} ${url}`);
+        }
+      }
+    }
+    // Every example of a 405 was sent where it applies: /pets (both operations), /pets/{petId} and the probes (at both their paths).
+    expect([...checked].sort()).toEqual([
+      'DELETE /v1/pets',
+      'DELETE /v1/pets/1',
+      'POST /healthz',
+      'POST /readyz',
+      'POST /v1/healthz',
+      'POST /v1/readyz',
+    ]);
   });
 });

@@ -575,6 +575,17 @@ describe('spec diff: schema forms that mean the same, and what is not a change',
       ).toEqual([]);
   });
 
+  test('when a property already in one allOf branch is declared again in another, then nothing is reported: both schemas still apply', () => {
+    const created = (d: Json) => d.paths['/things'].post.responses['201'].content['application/json'];
+    const inTwoBranches = (d: Json) => {
+      const body = resBody(d);
+      body.properties.x = { type: 'string', enum: ['a', 'b'], default: 'a' };
+      created(d).schema = { allOf: [body, { type: 'object', required: ['x'], properties: {} }] };
+    };
+    // Pet's `status`: a default in NewPet's branch, declared again (no default) where Pet makes it required.
+    expect(diff(inTwoBranches, (d) => (created(d).schema.allOf[1].properties.x = { type: 'string', enum: ['a', 'b'] }))).toEqual([]);
+  });
+
   test('when a readOnly property is added to a request as required, then nothing is reported: requests never send it', () => {
     expect(
       diff(undefined, (d) => {

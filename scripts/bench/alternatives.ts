@@ -24,6 +24,7 @@ import OpenAPIBackend, { type Context } from 'openapi-backend-published';
 import type { components } from '../../generated/openapi';
 import { createBearerAuth, unauthorizedError } from '../../src/http/auth';
 import { BODY_LIMIT_BYTES } from '../../src/http/body';
+import { listPage } from '../../src/handlers/listPets';
 import { HttpError, errorBody, toHttpError } from '../../src/http/errors';
 import { specPath } from '../../src/paths';
 import type { PetStore } from '../../src/store/pets';
@@ -83,10 +84,15 @@ export async function createOpenApiBackendAlternative({ apiKeys, pets, getPetHea
     if (!auth.ok) throw unauthorizedError(auth);
   };
   api.register({
-    listPets: async (c: Context, _req: express.Request, res: express.Response) => {
+    listPets: async (c: Context, req: express.Request, res: express.Response) => {
       const q = c.request.query as Record<string, unknown>;
-      const status = q.status as PetStatus | undefined;
-      res.status(200).json(await pets.list({ limit: decimal('limit', q.limit) ?? 20, status }));
+      const filter = {
+        limit: decimal('limit', q.limit) ?? 20,
+        status: q.status as PetStatus | undefined,
+        cursor: q.cursor as string | undefined,
+      };
+      const page = await listPage(pets, filter, req.path);
+      res.status(page.status).set(page.headers).json(page.body);
     },
     createPet: async (c: Context, _req: express.Request, res: express.Response) => {
       const body = c.request.requestBody as components['schemas']['NewPet'];
@@ -171,8 +177,13 @@ export function createExpressOpenApiValidatorAlternative({ apiKeys, pets, getPet
     }),
   );
   app.get(`${API_ROOT}/pets`, async (req, res) => {
-    const status = req.query.status as PetStatus | undefined;
-    res.status(200).json(await pets.list({ limit: decimal('limit', req.query.limit) ?? 20, status }));
+    const filter = {
+      limit: decimal('limit', req.query.limit) ?? 20,
+      status: req.query.status as PetStatus | undefined,
+      cursor: req.query.cursor as string | undefined,
+    };
+    const page = await listPage(pets, filter, req.path);
+    res.status(page.status).set(page.headers).json(page.body);
   });
   app.post(`${API_ROOT}/pets`, async (req, res) => {
     const body = req.body as components['schemas']['NewPet'];

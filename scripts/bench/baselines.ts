@@ -24,6 +24,7 @@ import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '.
 import type { Logging } from '../../src/ops/logger';
 import { createMetrics } from '../../src/ops/metrics';
 import { requestLog } from '../../src/ops/requestLog';
+import { listPage } from '../../src/handlers/listPets';
 import { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
 import { createBearerAuth, unauthorizedError } from '../../src/http/auth';
 import { type Spec, deprecatedOperations } from '../../src/contract/spec';
@@ -119,7 +120,10 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
       if (!auth.ok) throw unauthorizedError(auth);
       const { op, petId } = route(req.method ?? 'GET', path ?? '/');
       if (op === 'getPet') extra = deprecation;
-      if (op === 'listPets') return send(res, 200, await pets.list(checkListQuery(new URLSearchParams(search))));
+      if (op === 'listPets') {
+        const page = await listPage(pets, checkListQuery(new URLSearchParams(search)), path as string);
+        return send(res, page.status, page.body, page.headers);
+      }
       if (op === 'getPet') {
         const id = checkPetId(decodeURIComponent(petId as string));
         const pet = await pets.get(id);
@@ -170,7 +174,8 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
   const query = (req: express.Request) => new URLSearchParams(req.originalUrl.split('?', 2)[1] ?? '');
   app.get('/v1/pets', async (req, res) => {
     res.locals.operationId = 'listPets';
-    res.json(await pets.list(checkListQuery(query(req)), res.locals.deadline as Deadline));
+    const page = await listPage(pets, checkListQuery(query(req)), req.path, res.locals.deadline as Deadline);
+    res.status(page.status).set(page.headers).json(page.body);
   });
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';

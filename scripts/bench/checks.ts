@@ -16,11 +16,14 @@ const DECIMAL = /^[0-9]+$/;
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 const bad = (message: string) => new HttpError(400, 'validation_failed', message);
 
-/** listPets' query: `limit` 1–100 (default 20) and `status`; nothing else, each at most once. */
-export function checkListQuery(query: URLSearchParams): { limit: number; status?: PetStatus } {
+const LIST_PARAMETERS = ['limit', 'status', 'cursor'];
+const CURSOR = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** listPets' query: `limit` 1–100 (default 20), `status` and `cursor`; nothing else, each at most once. */
+export function checkListQuery(query: URLSearchParams): { limit: number; status?: PetStatus; cursor?: string } {
   const problems: string[] = [];
   for (const name of new Set(query.keys())) {
-    if (name !== 'limit' && name !== 'status') problems.push(`unknown query parameter '${name}'`);
+    if (!LIST_PARAMETERS.includes(name)) problems.push(`unknown query parameter '${name}'`);
     else if (query.getAll(name).length > 1) problems.push(`query parameter '${name}' must be given once`);
   }
   let limit = 20;
@@ -32,8 +35,10 @@ export function checkListQuery(query: URLSearchParams): { limit: number; status?
   }
   const status = query.get('status');
   if (status !== null && !STATUSES.includes(status)) problems.push("query parameter 'status' must be one of available, pending, sold");
+  const cursor = query.get('cursor') ?? undefined;
+  if (cursor !== undefined && !CURSOR.test(cursor)) problems.push("query parameter 'cursor' must be 1 to 64 of A-Z a-z 0-9 _ -");
   if (problems.length) throw bad(problems.join('; '));
-  return { limit, status: (status ?? undefined) as PetStatus | undefined };
+  return { limit, status: (status ?? undefined) as PetStatus | undefined, cursor };
 }
 
 /** getPet's path parameter: a positive decimal integer within int64's safe range. */

@@ -16,6 +16,11 @@ export interface OperationFacts {
   path: string;
   /** The same on this server: with its base path, e.g. `/v1/pets/{petId}` or `/healthz`. */
   fullPath: string;
+  /**
+   * Every path it is served at, fullPath first: one per base path of its servers (the probes'
+   * list the root of the host and the API root, so they are at `/healthz` and `/v1/healthz`).
+   */
+  fullPaths: string[];
   /** Query and path parameters declared `type: integer`: their raw text must be a plain decimal integer. */
   integerParams: { in: 'query' | 'path'; name: string }[];
   /** Header parameters, by the name the spec gives them (e.g. `Idempotency-Key`). */
@@ -38,15 +43,25 @@ export interface Spec {
   apiRoot: string;
   operations: Map<string, OperationFacts>;
   /**
+   * Paths under the API root where an operation needs no key (`security: []`): they are
+   * matched before the key is asked for. Everywhere else under the API root the key comes first.
+   */
+  keylessPaths: Set<string>;
+  /**
    * The document as routed here: every path written out with its base path (`/v1/pets`,
    * `/healthz`), since a path may name its own servers (the probes live outside /v1).
    */
   routingDocument: OpenAPIV3.Document;
 }
 
-/** True for paths at or below the API root, where every request needs a key. */
-export function underApiRoot(spec: Spec, path: string): boolean {
+/** True for paths at or below the API root. */
+export function underApiRoot(spec: Pick<Spec, 'apiRoot'>, path: string): boolean {
   return spec.apiRoot === '/' || path === spec.apiRoot || path.startsWith(`${spec.apiRoot}/`);
+}
+
+/** True where a request needs a valid key before anything else is looked at: under the API root, but for its keyless paths. */
+export function keyFirst(spec: Spec, path: string): boolean {
+  return underApiRoot(spec, path) && !spec.keylessPaths.has(path);
 }
 
 /** The HTTP methods a path item can hold, in the order the OpenAPI specification lists them. */
@@ -77,6 +92,15 @@ function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string
   const roots = new Set((servers ?? []).map((s) => basePathOfUrl(s.url)));
   if (roots.size !== 1) throw new Error(`Every server URL of ${where} must end in the same path; found ${[...roots].join(', ') || 'none'}`);
   return [...roots][0] || '/';
+}
+
+/** The base paths a path item's own servers end in, each once, in the order first listed (`''` is the root). */
+const basePathsOf = (servers: OpenAPIV3.ServerObject[]): string[] => [...new Set(servers.map((s) => basePathOfUrl(s.url) || '/'))];
+
+/** An operation needs no key when its security (or the document's) is empty, or lists the empty requirement `{}`. */
+function keyless(doc: OpenAPIV3.Document, op: OpenAPIV3.OperationObject): boolean {
+  const security = op.security ?? doc.security ?? [];
+  return security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0);
 }
 
 const join = (base: string, path: string) => (base === '/' ? path : `${base}${path}`);
@@ -130,13 +154,16 @@ export async function loadSpec(file = specPath): Promise<Spec> {
   const apiRoot = basePathOf(document.servers, 'the spec');
   const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
+  const keylessPaths = new Set<string>();
   const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];
 
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (!item) continue;
-    const fullPath = join(item.servers ? basePathOf(item.servers, path) : apiRoot, path);
-    const { servers: _servers, ...routed } = structuredClone(item);
-    routingDocument.paths[fullPath] = routed;
+    const fullPaths = (item.servers?.length ? basePathsOf(item.servers) : [apiRoot]).map((base) => join(base, path));
+    const [fullPath = path] = fullPaths;
+    const { servers: _servers, ...routed } = item;
+    // The same path item at each of its base paths: the library routes each to the one operation.
+    for (const at of fullPaths) routingDocument.paths[at] = structuredClone(routed);
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
@@ -151,6 +178,7 @@ export async function loadSpec(file = specPath): Promise<Spec> {
         method: method.toUpperCase(),
         path,
         fullPath,
+        fullPaths,
         integerParams,
         headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         requestMediaTypes: body ? Object.keys(body.content) : [],
@@ -159,11 +187,18 @@ export async function loadSpec(file = specPath): Promise<Spec> {
       };
       operations.set(op.operationId, facts);
       if (op.deprecated) deprecated.push([facts, op]);
+      for (const at of fullPaths.filter((p) => underApiRoot({ apiRoot }, p))) {
+        if (!keyless(document, op)) continue;
+        // Only an exact path can be told apart before the request is matched, where the key is asked for.
+        if (at.includes('{'))
+          throw new Error(`${op.operationId}: a keyless operation under ${apiRoot} needs a path without parameters; ${at} has some`);
+        keylessPaths.add(at);
+      }
     }
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  return { yamlText, files, document, apiRoot, operations, routingDocument };
+  return { yamlText, files, document, apiRoot, operations, keylessPaths, routingDocument };
 }
 
 /** Fails, naming them, when the spec's operations and the handlers do not pair up one to one. */

@@ -1,7 +1,34 @@
-import type { OperationHandler } from './types';
+import type { Deadline } from '../store/deadline';
+import { InvalidCursorError } from '../store/errors';
+import type { PetFilter, PetStore } from '../store/pets';
+import { type OperationHandler, type Reply, failure } from './types';
 
-export const listPets: OperationHandler<'listPets'> = async ({ query, deadline }, { pets }) => {
+/**
+ * One page of the catalogue as listPets answers it: the animals, and when more follow, `Link`
+ * (RFC 8288) naming the next page with this page's limit and filter and its cursor, as a path on
+ * the origin the request came to. The benchmark's baselines answer with it too.
+ */
+export async function listPage(pets: PetStore, filter: PetFilter, requestPath: string, deadline?: Deadline): Promise<Reply<'listPets'>> {
+  let page;
+  try {
+    page = await pets.list(filter, deadline);
+  } catch (err) {
+    if (!(err instanceof InvalidCursorError)) throw err;
+    return failure(
+      400,
+      'validation_failed',
+      `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
+    );
+  }
+  if (page.next === undefined) return { status: 200, body: page.pets };
+  const { limit, status } = filter;
+  const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: page.next });
+  return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next.toString()}>; rel="next"` } };
+}
+
+export const listPets: OperationHandler<'listPets'> = async ({ query, requestPath, deadline }, { pets }) => {
+  const { limit, status, cursor } = query;
   // The spec's default (20) is filled in by validation (ajv useDefaults) before the handler runs.
-  if (query.limit === undefined) throw new Error('listPets: the default of limit was not applied');
-  return { status: 200, body: await pets.list({ limit: query.limit, status: query.status }, deadline) };
+  if (limit === undefined) throw new Error('listPets: the default of limit was not applied');
+  return listPage(pets, { limit, status, cursor }, requestPath, deadline);
 };

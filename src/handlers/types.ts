@@ -43,6 +43,8 @@ export interface Input<Op extends OperationId> {
   path: NonNullable<operations[Op]['parameters']['path']>;
   body: operations[Op] extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
   header: operations[Op]['parameters'] extends { header?: infer H } ? NonNullable<H> : Record<string, never>;
+  /** The path the request was sent to (`/v1/pets`), for links to the same resource. */
+  requestPath: string;
   /** Every request header as Node gives it (lower-case names), for what the spec does not type. */
   headers: IncomingHttpHeaders;
   /** Undefined only on operations that need no key. */

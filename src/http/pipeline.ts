@@ -22,7 +22,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type OpenAPIBackend from 'openapi-backend';
 import type { Context } from 'openapi-backend';
 import { allowedMethods } from '../contract/backend';
-import { type OperationFacts, type Spec, underApiRoot } from '../contract/spec';
+import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replies';
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
 import type { HandlerMap, Input, OperationId, Reply as HandlerReply } from '../handlers/types';
@@ -106,9 +106,9 @@ export function createApiPipeline({
     call.route = op?.path;
   };
 
-  /** Under the API root nothing is answered without a valid key: not a 404, a 405 or a 400. */
+  /** Under the API root nothing is answered without a valid key: not a 404, a 405 or a 400 (keyless paths apart). */
   const requireKey = (call: Call) => {
-    if (!underApiRoot(spec, call.request.path)) return;
+    if (!keyFirst(spec, call.request.path)) return;
     call.auth ??= authenticate(call.req.headers, call.req.rawHeaders);
     if (!call.auth.ok) throw unauthorizedError(call.auth);
   };
@@ -185,6 +185,7 @@ export function createApiPipeline({
         path: coerced.params,
         body: call.request.body,
         header,
+        requestPath: call.request.path,
         headers: call.req.headers,
         caller: call.auth?.ok ? { keyId: call.auth.keyId, owner: call.auth.owner } : undefined,
         bodyFingerprint: () => (call.body && call.body.bytes.length > 0 ? hash('sha256', call.body.bytes, 'hex') : undefined),
@@ -218,7 +219,7 @@ export function createApiPipeline({
 
   const answer = async (call: Call): Promise<Reply | typeof NOT_THE_API> => {
     // 1. The key first: a request without one goes no further (OPTIONS is answered without one).
-    if (call.req.method !== 'OPTIONS' && underApiRoot(spec, call.request.path)) {
+    if (call.req.method !== 'OPTIONS' && keyFirst(spec, call.request.path)) {
       call.auth = authenticate(call.req.headers, call.req.rawHeaders);
       if (!call.auth.ok) {
         matchOnFailure(call);

@@ -46,6 +46,21 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
+/**
+ * A page cursor this service did not issue (altered, truncated, invented), or one issued for a
+ * walk with another filter: `issuedFor` is that walk's status filter when the cursor is genuine.
+ */
+export class InvalidCursorError extends Error {
+  constructor(readonly issuedFor?: { status: string | undefined }) {
+    super(
+      issuedFor === undefined
+        ? 'is not a cursor this service issued'
+        : `was issued for a walk ${issuedFor.status === undefined ? 'without a status filter' : `with status=${issuedFor.status}`}`,
+    );
+    this.name = 'InvalidCursorError';
+  }
+}
+
 // Connection-level failures (postgres.js codes and Node socket errors) and the
 // SQLSTATEs PostgreSQL uses when it cannot serve right now: the request may be retried.
 const UNAVAILABLE_CODES = new Set([

@@ -1,8 +1,9 @@
 import type { TransactionSql } from 'postgres';
 import type { components } from '../../generated/openapi';
 import { type Sql, onlyRow, transaction, withDeadline } from './db';
+import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidCursorError } from './errors';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
@@ -17,12 +18,27 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
+/** What a list asks for: a page of at most `limit` animals, after the position `cursor` names (absent: the first page). */
+export interface PetFilter {
+  limit: number;
+  status?: PetStatus;
+  /** A cursor from an earlier page's `next`, of a walk with the same `status`. */
+  cursor?: string;
+}
+
+/** One page of a list, and the cursor of the page after it when more animals follow. */
+export interface PetPage {
+  pets: Pet[];
+  next: string | undefined;
+}
+
 /**
  * Each method's queries end by `deadline` (default: QUERY_DEADLINE_MS from the call), or it
  * throws DeadlineExceededError; a database that cannot serve gives DatabaseUnavailableError.
  */
 export interface PetStore {
-  list(filter: { limit: number; status?: PetStatus }, deadline?: Deadline): Promise<Pet[]>;
+  /** Keyset pagination on `id`: any page costs what the first costs. Throws InvalidCursorError for a cursor it did not issue for this filter. */
+  list(filter: PetFilter, deadline?: Deadline): Promise<PetPage>;
   create(pet: NewPet, deadline?: Deadline): Promise<Pet>;
   /**
    * `replayed`: the pet was created by an earlier request with this key, and is returned as it
@@ -39,6 +55,15 @@ export interface PetStoreOptions {
   assertReady?: () => void;
   /** Runs list's and get's query: on a streaming replica while it keeps up (ReadRouter.read); default: on `sql`. */
   read?: <T>(query: (q: Sql) => Promise<T>) => Promise<T>;
+}
+
+/** The page cursors' signing key, shared by every instance (migration 0004 made it). */
+async function loadCursorCodec(sql: Sql, deadline: Deadline | undefined): Promise<CursorCodec> {
+  const { secret } = onlyRow(
+    await withDeadline(sql<{ secret: Buffer }[]>`SELECT secret FROM signing_keys WHERE purpose = 'page-cursor'`, deadline),
+    'signing_keys: page-cursor',
+  );
+  return createCursorCodec(secret);
 }
 
 // Namespaces pg_try_advisory_xact_lock keys: a request holding an Idempotency-Key holds its lock.
@@ -58,28 +83,51 @@ export function createPetStore(
       VALUES (${name}, ${categoryId}, ${status})
       RETURNING ${petColumns(q)}`;
 
+  // Read once, on the first list, and kept; a failed read is tried again by the next list.
+  let codec: Promise<CursorCodec> | undefined;
+  const cursors = (deadline: Deadline | undefined) =>
+    (codec ??= loadCursorCodec(sql, deadline).catch((err: unknown) => {
+      codec = undefined;
+      throw err;
+    }));
+
   return {
-    async list({ limit, status }, deadline) {
+    async list({ limit, status, cursor }, deadline) {
       assertReady();
-      // Ascending id order keeps pages stable. Two statements rather than one with
-      // `status = $1 OR $1 IS NULL`, so that each is planned onto its own index.
-      return read((q) =>
+      const codecNow = await cursors(deadline);
+      let afterId = 0;
+      if (cursor !== undefined) {
+        const position = codecNow.decode(cursor);
+        if (!position) throw new InvalidCursorError();
+        if (position.status !== status) throw new InvalidCursorError({ status: position.status });
+        afterId = position.afterId;
+      }
+      // Keyset pagination: ids after the cursor's, in ascending order, one row more than the page
+      // to learn whether another page follows. Both statements are index range scans (the primary
+      // key; pets_status_id_idx), so a page deep in the catalogue costs what the first does. Two
+      // statements rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
+      const rows = await read((q) =>
         withDeadline(
           status === undefined
             ? q<Pet[]>`
                 SELECT ${petColumns(q)}
                 FROM pets
+                WHERE id > ${afterId}
                 ORDER BY id
-                LIMIT ${limit}`
+                LIMIT ${limit + 1}`
             : q<Pet[]>`
                 SELECT ${petColumns(q)}
                 FROM pets
-                WHERE status = ${status}
+                WHERE status = ${status} AND id > ${afterId}
                 ORDER BY id
-                LIMIT ${limit}`,
+                LIMIT ${limit + 1}`,
           deadline,
         ),
       );
+      if (rows.length <= limit) return { pets: rows, next: undefined };
+      const pets = rows.slice(0, limit);
+      const last = pets[pets.length - 1] as Pet;
+      return { pets, next: codecNow.encode({ afterId: last.id, status }) };
     },
 
     async create(pet, deadline) {

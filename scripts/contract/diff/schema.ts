@@ -108,7 +108,11 @@ function flatten(schema: unknown, depth = 0): Json {
   delete merged.allOf;
   for (const part of s.allOf.map((p: unknown) => flatten(p, depth + 1))) {
     for (const [k, v] of Object.entries(part)) {
-      if (k === 'properties') Object.assign(merged.properties, v);
+      // A property named in two branches must meet both schemas: they are merged, not overwritten.
+      if (k === 'properties')
+        for (const [name, property] of Object.entries(v as Json))
+          merged.properties[name] =
+            name in merged.properties ? flatten({ allOf: [merged.properties[name], property] }, depth + 1) : property;
       else if (k === 'required') merged.required.push(...(v as string[]));
       else if (merged[k] === undefined) merged[k] = v;
     }

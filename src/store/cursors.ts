@@ -1,0 +1,58 @@
+import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Where a walk of the catalogue stands: just after the animal `afterId` (keyset on `id`),
+ * within the walk's `status` filter (undefined: every animal).
+ */
+export interface PagePosition {
+  afterId: number;
+  status: string | undefined;
+}
+
+/** Turns page positions into the opaque cursors clients follow, and back. */
+export interface CursorCodec {
+  encode(position: PagePosition): string;
+  /** The position a cursor this codec made names; undefined for anything else (altered, truncated, invented). */
+  decode(cursor: string): PagePosition | undefined;
+}
+
+// Version 1: [1][filter length n][filter, n bytes of ASCII][afterId, 8 bytes big-endian][tag, 16 bytes],
+// in base64url. The tag is HMAC-SHA-256 of everything before it, cut to 128 bits. A later format
+// takes another first byte, and cursors of this one can still be read.
+const VERSION = 1;
+const ID_BYTES = 8;
+const TAG_BYTES = 16;
+const MAX_FILTER_BYTES = 16;
+
+/** A cursor codec signing with `secret` (32 bytes, from the signing_keys table: the same for every instance). */
+export function createCursorCodec(secret: Buffer | KeyObject): CursorCodec {
+  const key = secret instanceof Buffer ? createSecretKey(secret) : secret;
+  const tagOf = (payload: Buffer) => createHmac('sha256', key).update(payload).digest().subarray(0, TAG_BYTES);
+  return {
+    encode({ afterId, status = '' }) {
+      if (!Number.isSafeInteger(afterId) || afterId < 0) throw new RangeError(`a page position needs a safe id, got ${afterId}`);
+      const filter = Buffer.from(status, 'latin1');
+      if (filter.length > MAX_FILTER_BYTES) throw new RangeError(`a page filter is at most ${MAX_FILTER_BYTES} bytes`);
+      const payload = Buffer.alloc(2 + filter.length + ID_BYTES);
+      payload[0] = VERSION;
+      payload[1] = filter.length;
+      filter.copy(payload, 2);
+      payload.writeBigUInt64BE(BigInt(afterId), 2 + filter.length);
+      return Buffer.concat([payload, tagOf(payload)]).toString('base64url');
+    },
+    decode(cursor) {
+      const bytes = Buffer.from(cursor, 'base64url');
+      // Node's decoder skips what is not base64url and ignores a last character's spare bits: only
+      // the one text that encodes these bytes is their cursor, so an altered character is never read as it.
+      if (bytes.toString('base64url') !== cursor) return undefined;
+      const filterLength = bytes[1] ?? 0;
+      if (bytes[0] !== VERSION || filterLength > MAX_FILTER_BYTES || bytes.length !== 2 + filterLength + ID_BYTES + TAG_BYTES)
+        return undefined;
+      const payload = bytes.subarray(0, bytes.length - TAG_BYTES);
+      if (!timingSafeEqual(tagOf(payload), bytes.subarray(payload.length))) return undefined;
+      const afterId = Number(payload.readBigUInt64BE(2 + filterLength));
+      if (!Number.isSafeInteger(afterId)) return undefined;
+      return { afterId, status: filterLength === 0 ? undefined : payload.toString('latin1', 2, 2 + filterLength) };
+    },
+  };
+}
