@@ -20,6 +20,7 @@ const SYSTEM = [
   'faults',
   'fuzz',
   'generate',
+  'generators',
   'pooler',
   'replica',
   'scaleout',
