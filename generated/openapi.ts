@@ -575,7 +575,6 @@ export interface operations {
                  *     the `status` of its walk: a cursor that was altered, truncated, invented
                  *     or made for another `status` is refused with 400. `limit` may change
                  *     from one page to the next. Absent: the first page.
-                 * @example AQAAAAAAAAAAAnN9JBU2gYsqnTlH5OsOe8w
                  */
                 cursor?: string;
             };

@@ -30,7 +30,10 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     allowed = await webAppOrigin();
     other = await webAppOrigin();
     t = await startTestApp({ corsOrigins: [allowed.origin] });
-    [rex] = (await insertPets(t.sql, [{ name: 'Rex', categoryId: 1, status: 'available' }])) as [Pet];
+    [rex] = (await insertPets(t.sql, [
+      { name: 'Rex', categoryId: 1, status: 'available' },
+      { name: 'Tom', categoryId: 2, status: 'sold' },
+    ])) as [Pet];
     api = await listenOnLoopback(t.app);
     browser = await launchChromium();
   }, 60_000);
@@ -82,9 +85,12 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
       };
     };
 
-    const list = await execute('listPets');
-    expect(list.url).toBe(`${api.origin}/v1/pets?limit=20`);
+    // A page of one: the next page's Link is shown with the response headers.
+    const list = await execute('listPets', (block) => block.locator('tr[data-param-name="limit"] input').fill('1'));
+    expect(list.url).toBe(`${api.origin}/v1/pets?limit=1`);
     expect(list.status).toBe('200');
+    expect(JSON.parse(list.body)).toEqual([rex]);
+    expect(list.text).toMatch(/link: <\/v1\/pets\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"/);
 
     const created = await execute('createPet');
     expect(created.url).toBe(`${api.origin}/v1/pets`);
@@ -106,7 +112,7 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     await page.close();
   }, 90_000);
 
-  const callFrom = async (origin: string, petId?: number) => {
+  const callFrom = async (origin: string, path = '/v1/pets') => {
     const page = await browser.newPage();
     try {
       await page.goto(`${origin}/`);
@@ -123,7 +129,7 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
             return { error: String(err) };
           }
         },
-        { url: `${api.origin}/v1/pets${petId === undefined ? '' : `/${petId}`}`, key: API_KEY },
+        { url: `${api.origin}${path}`, key: API_KEY },
       );
     } finally {
       await page.close();
@@ -141,7 +147,12 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
         'X-Request-Id': expect.any(String),
       },
     });
-    expect(await callFrom(allowed.origin, rex.id)).toMatchObject({
+    // The next page's link, readable by the script (CORS exposes Link).
+    expect(await callFrom(allowed.origin, '/v1/pets?limit=1')).toMatchObject({
+      status: 200,
+      headers: { Link: expect.stringMatching(/^<\/v1\/pets\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/) },
+    });
+    expect(await callFrom(allowed.origin, `/v1/pets/${rex.id}`)).toMatchObject({
       status: 200,
       headers: {
         Deprecation: expect.stringMatching(/^@\d+$/),
