@@ -12,9 +12,18 @@ import { API_KEY, type TestApp, auth, captureLogs, insertPets, startTestApp } fr
 const CONTESTANTS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
 let t: TestApp;
 let apps: Record<'product' | (typeof CONTESTANTS)[number], supertest.Agent>;
+/** Cursors the product issued: of the walk of every animal, and of the walk of the available ones. */
+let cursor: { all: string; available: string };
 beforeAll(async () => {
   t = await startTestApp();
-  await insertPets(t.sql, [{ name: 'Rex', categoryId: 1, status: 'available' }]);
+  await insertPets(t.sql, [
+    { name: 'Rex', categoryId: 1, status: 'available' },
+    { name: 'Tom', categoryId: 2, status: 'sold' },
+    { name: 'Kit', categoryId: 3, status: 'available' },
+  ]);
+  const cursorOf = async (url: string) =>
+    /[?&]cursor=([^&>]+)/.exec(String((await supertest(t.app).get(url).set(auth())).headers.link))?.[1] as string;
+  cursor = { all: await cursorOf('/v1/pets?limit=1'), available: await cursorOf('/v1/pets?status=available&limit=1') };
   const pets = createPetStore(t.sql, { idempotencyTtlSeconds: 86_400 });
   const { logging } = captureLogs('silent');
   const getPetHeaders = t.spec.operations.get('getPet')?.deprecationHeaders ?? {};
@@ -41,6 +50,16 @@ describe('the baselines answer as the product does', () => {
     ['listPets, limit 20', (a) => a.get('/v1/pets?limit=20').set(auth())],
     ['listPets by status, limit 100', (a) => a.get('/v1/pets?status=available&limit=100').set(auth())],
     ['listPets, default limit', (a) => a.get('/v1/pets').set(auth())],
+    ['listPets, a page with a next one', (a) => a.get('/v1/pets?limit=1').set(auth())],
+    ['listPets, the next page', (a) => a.get(`/v1/pets?limit=1&cursor=${cursor.all}`).set(auth())],
+    ['listPets by status, the next page', (a) => a.get(`/v1/pets?status=available&limit=1&cursor=${cursor.available}`).set(auth())],
+    [
+      'listPets, an altered cursor',
+      (a) => a.get(`/v1/pets?cursor=${cursor.all.slice(0, -2)}${cursor.all.endsWith('AA') ? 'BB' : 'AA'}`).set(auth()),
+    ],
+    ['listPets, a cursor of another filter', (a) => a.get(`/v1/pets?status=sold&cursor=${cursor.available}`).set(auth())],
+    ['listPets, a cursor too long', (a) => a.get(`/v1/pets?cursor=${'A'.repeat(65)}`).set(auth())],
+    ['listPets, a cursor with a character outside base64url', (a) => a.get('/v1/pets?cursor=AQ.A').set(auth())],
     ['getPet', (a) => a.get('/v1/pets/1').set(auth())],
     ['getPet, unknown id', (a) => a.get('/v1/pets/999999').set(auth())],
     ['createPet', json('{"name":"Bench","categoryId":3}')],
@@ -74,6 +93,7 @@ describe('the baselines answer as the product does', () => {
       code: r.body?.code,
       body: r.status < 300 ? JSON.stringify(r.body).replace(/"id":\d+/g, '"id":N') : undefined,
       deprecation: r.headers.deprecation,
+      link: r.headers.link,
       allow: r.headers.allow,
       type: r.headers['content-type'],
     });

@@ -1,8 +1,9 @@
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { BODY_LIMIT_BYTES } from '../src/http/body';
+import { petStatusValues } from '../generated/openapi';
 import { ContractChecker } from '../src/contract/responses';
-import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from './support/harness';
+import { API_KEY, type TestApp, insertPets, listenOnLoopback, startTestApp } from './support/harness';
 
 /*
  * Spec-driven fuzzing: requests generated from the contract's parameters and schemas, valid
@@ -28,10 +29,28 @@ let t: TestApp;
 let origin: { port: number; close(): Promise<void> };
 let checker: ContractChecker;
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+/** Cursors the server issued, by the status filter of their walk ('' for none): followed as given, or sent with another filter. */
+const cursors = new Map<string, string[]>();
 beforeAll(async () => {
   t = await startTestApp();
   origin = await listenOnLoopback(t.app);
   checker = await ContractChecker.create(t.spec);
+  await insertPets(
+    t.sql,
+    Array.from({ length: 30 }, (_, i) => ({ name: `Walked ${i}`, categoryId: i, status: petStatusValues[i % 3] ?? 'sold' })),
+  );
+  for (const filter of ['', ...petStatusValues]) {
+    const found: string[] = [];
+    let url: string | undefined = `/v1/pets?limit=2${filter ? `&status=${filter}` : ''}`;
+    while (url !== undefined && found.length < 8) {
+      const res = await send({ method: 'GET', path: url, headers: { Authorization: VALID_AUTH }, expect: 'success', why: 'walk' });
+      const next = /^<([^>]+)>; rel="next"$/.exec(res.headers.link ?? '')?.[1];
+      const cursor = next && new URL(next, 'http://x').searchParams.get('cursor');
+      if (cursor) found.push(cursor);
+      url = next;
+    }
+    cursors.set(filter, found);
+  }
 });
 afterAll(async () => {
   agent.destroy();
@@ -240,41 +259,76 @@ const extraProps = fc.dictionary(
 
 const bodyHeaders = (type = 'application/json') => ({ Authorization: VALID_AUTH, 'Content-Type': type });
 
-const listRequest: fc.Arbitrary<Generated> = fc
-  .record({
-    limit: fc.option(
-      fc.oneof(
-        { weight: 3, arbitrary: limit.map((v) => ({ v, ok: true })) },
-        { weight: 1, arbitrary: badLimit.map((v) => ({ v, ok: false })) },
+const flipChar = (text: string, at: number) => {
+  const i = at % text.length;
+  return `${text.slice(0, i)}${text[i] === 'A' ? 'B' : 'A'}${text.slice(i + 1)}`;
+};
+
+/**
+ * A cursor for a walk with this status filter (valid when it is a real one): issued for this
+ * filter (valid), for another, altered, truncated, doubled, invented, repeated, or encoded twice.
+ */
+function cursorFor(filter: string | undefined, filterOk: boolean): fc.Arbitrary<{ v: string; ok: boolean }> {
+  const own = (filterOk && cursors.get(filter ?? '')) || [];
+  const others = [...cursors].filter(([f]) => !filterOk || f !== (filter ?? '')).flatMap(([, list]) => list);
+  const any = [...cursors.values()].flat();
+  const bad = (a: fc.Arbitrary<string>) => a.map((v) => ({ v, ok: false }));
+  return fc.oneof(
+    ...(own.length ? [{ weight: 8, arbitrary: fc.constantFrom(...own).map((v) => ({ v, ok: true })) }] : []),
+    { weight: 1, arbitrary: bad(fc.constantFrom(...others)) },
+    { weight: 1, arbitrary: bad(fc.tuple(fc.constantFrom(...any), fc.nat()).map(([c, at]) => flipChar(c, at))) },
+    { weight: 1, arbitrary: bad(fc.tuple(fc.constantFrom(...any), fc.nat()).map(([c, n]) => c.slice(0, 1 + (n % (c.length - 1))))) },
+    { weight: 1, arbitrary: bad(fc.constantFrom(...any).map((c) => `${c}${c}`)) },
+    { weight: 1, arbitrary: bad(fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/)) },
+    { weight: 1, arbitrary: bad(fc.string({ maxLength: 70 }).map(encodeURIComponent)) },
+    { weight: 1, arbitrary: bad(fc.constantFrom(...any).map((c) => `${c}&cursor=${c}`)) },
+    { weight: 1, arbitrary: bad(fc.constantFrom(...any).map((c) => encodeURIComponent(JSON.stringify(c)))) },
+    { weight: 1, arbitrary: bad(fc.constantFrom('', '%00', 'null', '%2F%2F%2F', '0', 'AQ==')) },
+  );
+}
+
+const listRequest = (): fc.Arbitrary<Generated> =>
+  fc
+    .record({
+      limit: fc.option(
+        fc.oneof(
+          { weight: 3, arbitrary: limit.map((v) => ({ v, ok: true })) },
+          { weight: 1, arbitrary: badLimit.map((v) => ({ v, ok: false })) },
+        ),
+        { nil: undefined },
       ),
-      { nil: undefined },
-    ),
-    status: fc.option(
-      fc.oneof(
-        { weight: 3, arbitrary: status.map((v) => ({ v, ok: true })) },
-        { weight: 1, arbitrary: badStatus.map((v) => ({ v, ok: false })) },
+      status: fc.option(
+        fc.oneof(
+          { weight: 3, arbitrary: status.map((v) => ({ v, ok: true })) },
+          { weight: 1, arbitrary: badStatus.map((v) => ({ v, ok: false })) },
+        ),
+        { nil: undefined },
       ),
-      { nil: undefined },
-    ),
-    unknown: fc.option(fc.constantFrom('color=red', 'offset=5', 'limit', '__proto__=1', 'LIMIT=5'), { nil: undefined, freq: 8 }),
-    repeated: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-  })
-  .map(({ limit: l, status: s, unknown, repeated }) => {
-    const parts = [
-      ...(l ? [`limit=${l.v}`] : []),
-      ...(s ? [`status=${s.v}`] : []),
-      ...(unknown ? [unknown] : []),
-      ...(repeated && l ? [`limit=${l.v}`] : []),
-    ];
-    const ok = (l?.ok ?? true) && (s?.ok ?? true) && !unknown && !(repeated && l);
-    return {
-      method: 'GET',
-      path: `/v1/pets${parts.length ? `?${parts.join('&')}` : ''}`,
-      headers: { Authorization: VALID_AUTH },
-      expect: ok ? 'success' : 'client-error',
-      why: 'listPets',
-    };
-  });
+      // An unknown parameter in one request of eight (fc.option's freq is the odds of nil: freq 8 would add one to seven of eight).
+      unknown: fc.oneof(
+        { weight: 7, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom('color=red', 'offset=5', 'limit', '__proto__=1', 'LIMIT=5') },
+      ),
+      repeated: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+    })
+    .chain((r) => fc.option(cursorFor(r.status?.v, r.status?.ok ?? true), { nil: undefined, freq: 2 }).map((cursor) => ({ ...r, cursor })))
+    .map(({ limit: l, status: s, unknown, repeated, cursor: c }) => {
+      const parts = [
+        ...(l ? [`limit=${l.v}`] : []),
+        ...(s ? [`status=${s.v}`] : []),
+        ...(c ? [`cursor=${c.v}`] : []),
+        ...(unknown ? [unknown] : []),
+        ...(repeated && l ? [`limit=${l.v}`] : []),
+      ];
+      const ok = (l?.ok ?? true) && (s?.ok ?? true) && (c?.ok ?? true) && !unknown && !(repeated && l);
+      return {
+        method: 'GET',
+        path: `/v1/pets${parts.length ? `?${parts.join('&')}` : ''}`,
+        headers: { Authorization: VALID_AUTH },
+        expect: ok ? 'success' : 'client-error',
+        why: c ? 'listPets, with a cursor' : 'listPets',
+      };
+    });
 
 const getRequest: fc.Arbitrary<Generated> = fc.oneof(
   petId.map((id) => ({
@@ -445,9 +499,8 @@ const otherRequest: fc.Arbitrary<Generated> = fc.oneof(
 );
 
 /** Any of the above, with the valid key swapped for a missing, malformed, wrong or duplicated one. */
-const unauthenticated: fc.Arbitrary<Generated> = fc
-  .tuple(fc.oneof(listRequest, getRequest, createRequest, otherRequest), badAuth)
-  .map(([g, authHeaders]) => {
+const unauthenticated = (): fc.Arbitrary<Generated> =>
+  fc.tuple(fc.oneof(listRequest(), getRequest, createRequest, otherRequest), badAuth).map(([g, authHeaders]) => {
     const { Authorization: _omit, ...rest } = g.headers;
     // Outside the API root (/v2/…) there is nothing to authenticate against: 404 as before.
     const underApi = g.path === '/v1' || g.path.startsWith('/v1/') || g.path.startsWith('/v1?');
@@ -459,23 +512,26 @@ const unauthenticated: fc.Arbitrary<Generated> = fc
     };
   });
 
-const anyRequest = fc.oneof(
-  { weight: 3, arbitrary: listRequest },
-  { weight: 2, arbitrary: getRequest },
-  { weight: 4, arbitrary: createRequest },
-  { weight: 1, arbitrary: otherRequest },
-  { weight: 2, arbitrary: unauthenticated },
-);
+/** Built once the cursors are known (beforeAll). */
+const anyRequest = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: listRequest() },
+    { weight: 2, arbitrary: getRequest },
+    { weight: 4, arbitrary: createRequest },
+    { weight: 1, arbitrary: otherRequest },
+    { weight: 2, arbitrary: unauthenticated() },
+  );
 
 describe('spec-driven fuzzing', () => {
   test(`when ${RUNS} generated requests are sent, then none gets a 5xx, every response keeps the contract, and valid ones succeed`, async () => {
     console.log(`fuzzing ${RUNS} requests with FUZZ_SEED=${SEED} (set FUZZ_SEED to reproduce)`);
     const tally = new Map<string, number>();
     await fc.assert(
-      fc.asyncProperty(anyRequest, async (g) => {
+      fc.asyncProperty(anyRequest(), async (g) => {
         const res = await send(g);
         const body = res.text && res.headers['content-type']?.startsWith('application/json') ? JSON.parse(res.text) : res.text;
-        tally.set(`${g.expect} → ${res.status}`, (tally.get(`${g.expect} → ${res.status}`) ?? 0) + 1);
+        const key = `${g.why.endsWith('with a cursor') ? 'cursor: ' : ''}${g.expect} → ${res.status}`;
+        tally.set(key, (tally.get(key) ?? 0) + 1);
         const what = `${g.why}: ${g.method} ${g.path} ${JSON.stringify(g.headers)} ${g.body?.toString('utf8').slice(0, 200) ?? ''} → ${res.status} ${res.text.slice(0, 300)}`;
         if (res.status >= 500) throw new Error(`5xx: ${what}`);
         checker.check(g.method, g.path, { status: res.status, body, headers: res.headers });
@@ -497,8 +553,10 @@ describe('spec-driven fuzzing', () => {
         .map(([k, v]) => `${k}: ${v}`)
         .join('\n  ')}`,
     );
-    // Both sides were exercised.
+    // Both sides were exercised, cursors' too.
     expect(tally.get('success → 201')).toBeGreaterThan(RUNS / 20);
+    expect(tally.get('cursor: success → 200')).toBeGreaterThan(RUNS / 200);
+    expect(tally.get('cursor: client-error → 400')).toBeGreaterThan(RUNS / 50);
     expect([...tally.keys()].some((k) => k.startsWith('client-error → 4'))).toBe(true);
   }, 300_000);
 });
