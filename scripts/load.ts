@@ -3,8 +3,9 @@
  *
  * A bounded load check: builds and starts the product as production runs it (on a database
  * of its own on DATABASE_URL, dropped afterwards, or on the embedded PostgreSQL), then loads
- * it over loopback with autocannon — a mix of listPets, listPets by status, getPet and
- * createPet — and checks every response against the spec, as the server does too
+ * it over loopback with autocannon — a mix of listPets, listPets by status, listPets' next
+ * pages (followed from the Link headers it received) and pages asked for with a cursor altered
+ * (400), getPet and createPet — and checks every response against the spec, as the server does too
  * (VALIDATE_RESPONSES=enforce). Exits 1 unless there were zero
  * errors, zero 5xx, zero unexpected statuses and zero contract violations.
  *
@@ -78,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     const expectStatus =
       (method: string, expected: number) => (status: number, body: string, context: object, headers: IncomingHttpHeaders | undefined) => {
         const url = (context as Context).path ?? '?';
-        const label = `${method} ${url.replace(/\/\d+$/, '/{petId}').replace(/\?.*/, '')} ${status}`;
+        const label = `${method} ${url.replace(/\/\d+$/, '/{petId}').replace(/\?.*/, '')}${url.includes('cursor=') ? ' (cursor)' : ''} ${status}`;
         statuses.set(label, (statuses.get(label) ?? 0) + 1);
         if (status !== expected) unexpected++;
         try {
@@ -90,12 +91,40 @@ async function main(argv: string[]): Promise<number> {
         }
       };
     let n = 0;
+    // The next pages the first pages named (Link rel="next"), followed by later requests; kept to the latest few.
+    const nextPages: string[] = [];
+    const firstPage = expectStatus('get', 200);
+    const pick = () => nextPages[Math.floor(Math.random() * nextPages.length)] ?? '/v1/pets?limit=20';
     const requests: autocannon.Request[] = [
       {
         method: 'GET',
         path: '/v1/pets?limit=20',
         setupRequest: (r, ctx) => (remember(r.path ?? '', ctx), r),
+        onResponse: (status, body, context, headers) => {
+          const link = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'link')?.[1];
+          const next = /^<([^>]+)>; rel="next"$/.exec(String(link ?? ''))?.[1];
+          if (next !== undefined && nextPages.push(next) > 50) nextPages.shift();
+          firstPage(status, body, context, headers);
+        },
+      },
+      {
+        method: 'GET',
+        setupRequest: (r, ctx) => {
+          const p = pick();
+          remember(p, ctx);
+          return { ...r, path: p };
+        },
         onResponse: expectStatus('get', 200),
+      },
+      {
+        method: 'GET',
+        setupRequest: (r, ctx) => {
+          // A cursor with one character changed: never issued, so 400.
+          const p = pick().replace(/cursor=([A-Za-z0-9_-])/, (_, c: string) => `cursor=${c === 'A' ? 'B' : 'A'}`);
+          remember(p.includes('cursor=') ? p : '/v1/pets?cursor=A', ctx);
+          return { ...r, path: p.includes('cursor=') ? p : '/v1/pets?cursor=A' };
+        },
+        onResponse: expectStatus('get', 400),
       },
       {
         method: 'GET',
