@@ -20,6 +20,7 @@ afterAll(() => t.close());
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
@@ -31,15 +32,22 @@ const planNodes = (rows: readonly Record<string, unknown>[]): PlanNode[] => {
   return nodes(plan);
 };
 
-const planOf = async (status: string) => {
-  // The statement src/store/pets.ts sends for GET /v1/pets?status=…&limit=100
+const planOf = async (status: string, afterId = 0) => {
+  // The statement src/store/pets.ts sends for GET /v1/pets?status=…&limit=100 (a cursor's id, or 0 for the first page)
   return planNodes(
     await t.sql.unsafe(
-      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 ORDER BY id LIMIT $2`,
-      [status, 100],
+      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [status, afterId, 101],
     ),
   );
 };
+const unfilteredPlan = async (afterId: number) =>
+  planNodes(
+    await t.sql.unsafe(
+      `EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+      [afterId, 21],
+    ),
+  );
 
 test('when a rare status is listed in id order, then the plan is an index scan on pets_status_id_idx, with no sort', async () => {
   const plan = await planOf('sold');
@@ -54,9 +62,19 @@ test('when a common status is listed in id order, then the plan is an index scan
 });
 
 test('when the list is unfiltered, then the plan is an index scan on the primary key, with no sort', async () => {
-  const plan = planNodes(
-    await t.sql.unsafe(`EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets ORDER BY id LIMIT $1`, [20]),
-  );
+  const plan = await unfilteredPlan(0);
   expect(plan.map((n) => n['Node Type'])).not.toContain('Sort');
   expect(plan.some((n) => n['Node Type'] === 'Index Scan' && n['Index Name'] === 'pets_pkey')).toBe(true);
+});
+
+test('when a page deep in the list is asked for by cursor, then its index is entered at the cursor (its id is an index condition), filtered or not', async () => {
+  // Rows before the cursor are never read: the scan (a plain index scan, or for a rare status a bitmap of the
+  // few rows after the cursor) starts at the cursor's id.
+  const startsAtCursor = (plan: PlanNode[], index: string) =>
+    plan.some((n) => /Index Scan$/.test(n['Node Type']) && n['Index Name'] === index && /\bid > /.test(n['Index Cond'] ?? ''));
+  expect(startsAtCursor(await unfilteredPlan(27_000), 'pets_pkey')).toBe(true);
+  expect(startsAtCursor(await planOf('sold', 27_000), 'pets_status_id_idx')).toBe(true);
+  const common = await planOf('available', 27_000);
+  expect(common.map((n) => n['Node Type'])).not.toContain('Sort');
+  expect(startsAtCursor(common, 'pets_status_id_idx') || startsAtCursor(common, 'pets_pkey')).toBe(true);
 });
