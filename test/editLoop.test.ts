@@ -97,17 +97,17 @@ test('when an operation is added to the spec, generated, type-checked, served as
   const handler = (body: string) => `import type { OperationHandler } from './types';
 
 export const countPets: OperationHandler<'countPets'> = async ({ deadline }, { pets }) => {
-  const all = await pets.list({ limit: 100 }, deadline);
+  const page = await pets.list({ limit: 100 }, deadline);
   return { status: 200, body: ${body} };
 };
 `;
-  project.write('src/handlers/countPets.ts', handler('{ total: all.length }'));
+  project.write('src/handlers/countPets.ts', handler('{ total: page.pets.length }'));
   const wrong = project.run(['npm', 'run', '-s', 'typecheck']);
   expect(wrong.status).not.toBe(0);
   expect(outputOf(wrong)).toMatch(
     /src\/handlers\/countPets\.ts\(\d+,\d+\): error TS2322: [\s\S]*Property 'count' is missing in type '\{ total: number; \}'/,
   );
-  project.write('src/handlers/countPets.ts', handler('{ count: all.length }'));
+  project.write('src/handlers/countPets.ts', handler('{ count: page.pets.length }'));
   expect(outputOf(project.run(['npm', 'run', '-s', 'typecheck']))).toBe('exit 0\n');
 
   // 6. npm start again: 200 with the count, no stub left.

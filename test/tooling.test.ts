@@ -33,10 +33,10 @@ describe('npm run db:migrate', () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\n3 migration(s) applied; the database is at 3',
+      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\napplied 0004_create_signing_keys\n4 migration(s) applied; the database is at 4',
     );
     const again = await npmRun('db:migrate');
-    expect(again.stdout).toContain('up to date: the database is at 3');
+    expect(again.stdout).toContain('up to date: the database is at 4');
   }, 30_000);
 
   test('when DATABASE_URL is unset, then it says what it needs', async () => {

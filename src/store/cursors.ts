@@ -1,4 +1,4 @@
-import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
 /**
  * Where a walk of the catalogue stands: just after the animal `afterId` (keyset on `id`),
@@ -22,11 +22,12 @@ export interface CursorCodec {
 const VERSION = 1;
 const ID_BYTES = 8;
 const TAG_BYTES = 16;
-const MAX_FILTER_BYTES = 16;
+/** The longest filter a cursor holds: with it, a cursor is 56 characters, within the spec's 64. */
+export const MAX_FILTER_BYTES = 16;
 
 /** A cursor codec signing with `secret` (32 bytes, from the signing_keys table: the same for every instance). */
-export function createCursorCodec(secret: Buffer | KeyObject): CursorCodec {
-  const key = secret instanceof Buffer ? createSecretKey(secret) : secret;
+export function createCursorCodec(secret: Buffer): CursorCodec {
+  const key = createSecretKey(secret);
   const tagOf = (payload: Buffer) => createHmac('sha256', key).update(payload).digest().subarray(0, TAG_BYTES);
   return {
     encode({ afterId, status = '' }) {
