@@ -48,8 +48,9 @@ export interface Spec {
    */
   keylessPaths: Set<string>;
   /**
-   * The document as routed here: every path written out with its base path (`/v1/pets`,
-   * `/healthz`), since a path may name its own servers (the probes live outside /v1).
+   * The document as routed here: every path written out with each of its base paths (`/v1/pets`,
+   * `/healthz`, `/v1/healthz`), since a path may name its own servers (the probes' are the root
+   * of the host and the API root).
    */
   routingDocument: OpenAPIV3.Document;
 }
