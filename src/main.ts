@@ -97,8 +97,9 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
 
-  // Counts go to the database in batches; expired idempotency keys and old windows are swept.
-  const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(), 200);
+  // Requests reserved for keys idle here for 250 ms go back, for other instances to spend; expired
+  // idempotency keys and old windows are swept.
+  const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(250), 200);
   const sweeping = setInterval(() => {
     if (preparation.pendingReason() === undefined)
       sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
@@ -113,7 +114,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     // Stop accepting, let requests in flight finish (up to 8 s, so that the whole stop stays within 10 s), then end the pool.
     await server.drain(8_000);
     clearInterval(flushing);
-    // The counts not yet written, if the database takes them quickly; then the pool, within 1 s.
+    // Every reserved request not spent goes back, if the database takes it quickly; then the pool, within 1 s.
     await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     reads?.stop();
     await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 })]);

@@ -7,6 +7,7 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
 // PostgreSQL: they must act as one service.
 const WRITER = 'writer-key-0123456789abcdef';
 const COUNTED = 'counted-key-0123456789abcdef';
+const BURST = 'burst-key-0123456789abcdef';
 const LIMIT = 300;
 const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
 
@@ -17,7 +18,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
   beforeAll(async () => {
     pg = await createThrowawayPostgres();
     await pg.start();
-    const env = { DATABASE_URL: pg.url, API_KEYS: `${WRITER},${COUNTED}`, RATE_LIMIT: `${LIMIT}/1h` };
+    const env = { DATABASE_URL: pg.url, API_KEYS: `${WRITER},${COUNTED},${BURST}`, RATE_LIMIT: `${LIMIT}/1h` };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
   }, 90_000);
   afterAll(async () => {
@@ -71,4 +72,20 @@ describeWithThrowawayPostgres('two instances on one database', () => {
     // And A, rereading the count, refuses too.
     expect(counted.aAfter).toBe(429);
   }, 150_000);
+
+  test('when a burst of one key hits both instances at once, then no more than the limit passes in all', async () => {
+    const list = (server: Running) => call(`${server.baseUrl}/pets?limit=1`, { headers: json(BURST) }, 30_000);
+    // A burst within one window: near the top of the hour, wait for the next one.
+    const probe = await list(a);
+    const reset = Number(/t=(\d+)/.exec(probe.headers?.get('ratelimit') ?? '')?.[1]);
+    if (reset < 30) await new Promise((r) => setTimeout(r, (reset + 1) * 1000));
+    const spent = reset < 30 ? 0 : 1;
+    const statuses = (await Promise.all(Array.from({ length: 2 * LIMIT }, (_, i) => list(i % 2 ? a : b)))).map((r) => r.status);
+    // With the probe's request, exactly the limit passes; every other request is refused.
+    const passed = statuses.filter((s) => s === 200).length;
+    expect({ passed: passed + spent, refused: statuses.filter((s) => s === 429).length }).toEqual({
+      passed: LIMIT,
+      refused: 2 * LIMIT - passed,
+    });
+  }, 120_000);
 });

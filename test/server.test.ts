@@ -80,9 +80,10 @@ describe('the server process (npm start)', () => {
 
   // Several processes need a real server: the embedded PostgreSQL serves one.
   (process.env.TEST_DB_MODE === 'server' ? test : test.skip)(
-    'when WEB_CONCURRENCY=2, then two processes serve with one banner and one key, and stop on SIGTERM',
+    'when WEB_CONCURRENCY=2, then two processes serve with one banner and one key, share one rate limit under a burst, and stop on SIGTERM',
     async () => {
-      const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2' });
+      // A window of 9999 hours, so that the burst cannot straddle a reset.
+      const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2', RATE_LIMIT: '50/9999h' });
       try {
         expect(server.output()).toContain('(2 processes)');
         expect(server.output().match(/listening on/g)).toHaveLength(1);
@@ -93,6 +94,16 @@ describe('the server process (npm start)', () => {
           ),
         );
         expect(new Set(statuses)).toEqual(new Set([200]));
+        // 200 more at once, spread by the primary over both workers: 30 are left of the 50.
+        const burst = await Promise.all(
+          Array.from({ length: 200 }, () =>
+            fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status),
+          ),
+        );
+        expect({ passed: burst.filter((s) => s === 200).length, refused: burst.filter((s) => s === 429).length }).toEqual({
+          passed: 30,
+          refused: 170,
+        });
       } finally {
         expect(await stop(server)).toBe(0);
       }

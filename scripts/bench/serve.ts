@@ -32,7 +32,7 @@ async function start(): Promise<void> {
   const logging = createLogging({ level: config.logLevel });
   // The bare floor has no rate limiter (nor log line, metrics or request id).
   const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
-  const flushing = setInterval(() => void rateLimiter?.flush(), 200);
+  const flushing = setInterval(() => void rateLimiter?.flush(250), 200);
   const getPetHeaders = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const listener =
     kind === 'node'

@@ -19,82 +19,128 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `owner` (the SHA-256 of its API key) and says whether it may proceed; a count it must write ends by `deadline`. */
+  /**
+   * Spends one of `owner`'s (the SHA-256 of its API key) requests of this window and says whether
+   * it may proceed. A reservation it must make first ends by `deadline`, or throws (the database
+   * cannot say, so the request is not let through: 503).
+   */
   take(owner: string, deadline?: Deadline): Promise<RateDecision>;
-  /** Sends the counts not yet written; the server calls this on a timer and on shutdown. */
-  flush(): Promise<void>;
+  /**
+   * Gives back the requests this process reserved and has not spent, for keys idle for at least
+   * `idleMs` (every key with 0: at shutdown), so that other instances may spend them.
+   */
+  flush(idleMs?: number): Promise<void>;
 }
 
 interface Counter {
   window: number;
-  /** The count across every instance, as of this process's last exchange with the database. */
-  known: number;
-  /** Requests this process let through and has not yet added to the database. */
-  pending: number;
-  /** When `known` was read (ms since the epoch); 0: never. */
-  syncedAt: number;
-  syncing?: Promise<void>;
+  /** Requests this process reserved in the database for this window and has not spent yet. */
+  tokens: number;
+  /** The window's count in the database (every instance's reservations) after this process's last reservation. */
+  total: number;
+  /** The last reservation got less than it asked for: the window is spent, as of `checkedAt`. */
+  exhausted: boolean;
+  checkedAt: number;
+  /** When this process last spent one of the key's requests. */
+  usedAt: number;
+  /** Requests waiting for the reservation in flight. */
+  waiting: number;
+  reserving?: Promise<void>;
 }
 
 /**
- * Fixed windows per API key, counted in PostgreSQL so that every instance sees every
- * request. Most requests cost no round trip: a process adds the counts it let through, and
- * reads the total back, in one statement per key — when its knowledge of the total is older
- * than `maxStalenessMs`, when a request would reach the limit by its count, and on the
- * server's flush timer. So the limit can be passed only by what other instances let through
- * within the last `maxStalenessMs`.
+ * Fixed windows per API key, counted in PostgreSQL, where every instance takes its share of the
+ * window's requests before spending it: a request spends a token its process reserved, and a
+ * reservation (one statement) is granted only out of what the window has left. So however the
+ * requests arrive, and across any number of instances and workers on one database, no more
+ * than `limit` requests are let through in a window. Most requests cost no round trip: a process
+ * reserves an eighth of what is left (at least one, and at least as many as are waiting), and
+ * gives back what it has not spent once the key has been idle on it for `idleMs` (the server's
+ * flush timer), so that a key whose traffic moves to other instances is not refused early for long.
+ *
+ * Why the total holds: a reservation asking for `want` when the count is `c` adds `want` to the
+ * count and is granted `min(want, max(0, limit - c))`, the part of [c, c + want) below the limit.
+ * Statements on one row are serialised by its lock, so the granted ranges never overlap: the
+ * tokens every process holds or has spent never exceed min(count, limit). Subtracting what was
+ * not granted, or `n` unspent tokens given back, lowers both sides alike.
  */
 export function createRateLimiter(
   sql: Sql,
   { requests: limit, windowSeconds }: RateLimit,
   logger: Logger,
-  { maxStalenessMs = 250 } = {},
+  { recheckMs = 250 } = {},
 ): RateLimiter {
   const counters = new Map<string, Counter>();
   let lastFailureLog = 0;
 
-  const add = async (owner: string, window: number, n: number, deadline?: Deadline): Promise<number> => {
+  const warn = (err: unknown, what: string) => {
+    if (Date.now() - lastFailureLog < 10_000) return;
+    lastFailureLog = Date.now();
+    logger.warn({ err }, `rate limiter: ${what}`);
+  };
+
+  /** Subtracts `n` from the window's count: unspent tokens, or the part of a reservation that was not granted. */
+  const subtract = (owner: string, window: number, n: number, deadline?: Deadline) =>
+    withDeadline(
+      sql`UPDATE rate_limit_counts SET count = count - ${n} WHERE owner = ${owner} AND window_start = ${window * windowSeconds}`,
+      deadline,
+    );
+
+  /** Adds `want` to the window's count; returns the count after it and what was granted. */
+  const reserveInDatabase = async (owner: string, window: number, want: number, deadline?: Deadline) => {
     const rows = await withDeadline(
       sql<{ count: number }[]>`
         INSERT INTO rate_limit_counts (owner, window_start, count)
-        VALUES (${owner}, ${window * windowSeconds}, ${n})
+        VALUES (${owner}, ${window * windowSeconds}, ${want})
         ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
         RETURNING count`,
       deadline,
     );
-    return onlyRow(rows, 'INSERT INTO rate_limit_counts').count;
+    const { count } = onlyRow(rows, 'INSERT INTO rate_limit_counts');
+    const granted = Math.min(want, Math.max(0, limit - (count - want)));
+    if (granted === want) return { count, granted };
+    // The part not granted goes back at once, so that the count stays what was granted (a key over its
+    // limit would otherwise grow it with every request, and tokens given back later could not be spent).
+    await subtract(owner, window, want - granted, deadline).catch((err: unknown) => warn(err, 'could not correct a count'));
+    return { count: count - (want - granted), granted };
   };
 
-  // Requests arriving while a count is being written wait for that write, within its deadline.
-  const sync = (owner: string, c: Counter, deadline?: Deadline): Promise<void> => {
-    c.syncing ??= (async () => {
-      const n = c.pending;
-      c.pending = 0;
+  // Requests arriving while a reservation is in flight wait for it, within its deadline.
+  const reserve = (owner: string, c: Counter, deadline?: Deadline): Promise<void> =>
+    (c.reserving ??= (async () => {
+      const left = Math.max(0, limit - c.total);
+      const want = Math.max(1, Math.min(left, Math.max(Math.floor(left / 8), c.waiting)));
       try {
-        c.known = await add(owner, c.window, n, deadline);
-        c.syncedAt = Date.now();
-      } catch (err) {
-        // The counts are kept for the next try. Requests are not refused because the
-        // limiter could not count them: the database being down answers them anyway.
-        c.pending += n;
-        if (Date.now() - lastFailureLog > 10_000) {
-          lastFailureLog = Date.now();
-          logger.warn({ err }, 'rate limiter: could not write the counts; retrying');
-        }
+        const { count, granted } = await reserveInDatabase(owner, c.window, want, deadline);
+        c.tokens += granted;
+        c.total = count;
+        c.exhausted = granted < want || count >= limit;
+        c.checkedAt = Date.now();
       } finally {
-        c.syncing = undefined;
+        c.reserving = undefined;
       }
-    })();
-    return c.syncing;
-  };
+    })());
 
   const counterOf = (owner: string, window: number): Counter => {
     let c = counters.get(owner);
     if (!c || c.window !== window) {
-      c = { window, known: 0, pending: 0, syncedAt: 0 };
+      c = { window, tokens: 0, total: 0, exhausted: false, checkedAt: 0, usedAt: 0, waiting: 0 };
       counters.set(owner, c);
     }
     return c;
+  };
+
+  const giveBack = async (owner: string, c: Counter) => {
+    const n = c.tokens;
+    c.tokens = 0;
+    try {
+      await subtract(owner, c.window, n);
+      c.total -= n;
+    } catch (err) {
+      // Kept, to be given back or spent later.
+      c.tokens += n;
+      warn(err, 'could not give back unspent requests; retrying');
+    }
   };
 
   return {
@@ -103,23 +149,35 @@ export function createRateLimiter(
       const window = Math.floor(now / windowSeconds);
       const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
       const c = counterOf(owner, window);
-      const refused = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
-      // Counts only grow within a window: once the database says the limit is reached, it stays reached.
-      if (c.known >= limit) return refused;
-      if (Date.now() - c.syncedAt > maxStalenessMs || c.known + c.pending >= limit) await sync(owner, c, deadline);
-      const used = c.known + c.pending;
-      if (used >= limit) return refused;
-      c.pending += 1;
-      return { allowed: true, limit, remaining: limit - used - 1, resetSeconds, windowSeconds };
+      while (c.tokens === 0) {
+        // Spent, as of a moment ago: refused without a round trip; later, asked again (others may have given some back).
+        if (c.exhausted && Date.now() - c.checkedAt < recheckMs && !c.reserving)
+          return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
+        c.waiting += 1;
+        try {
+          await reserve(owner, c, deadline);
+        } finally {
+          c.waiting -= 1;
+        }
+        if (c.tokens === 0 && c.exhausted) return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
+      }
+      c.tokens -= 1;
+      c.usedAt = Date.now();
+      // What the window has left for this key: unreserved in the database, and unspent here.
+      const remaining = Math.max(0, limit - c.total) + c.tokens;
+      return { allowed: true, limit, remaining, resetSeconds, windowSeconds };
     },
 
-    async flush() {
+    async flush(idleMs = 0) {
       const current = Math.floor(Date.now() / 1000 / windowSeconds);
       await Promise.all(
         [...counters].map(async ([owner, c]) => {
-          if (c.pending > 0) await sync(owner, c);
-          // A past window whose counts are written is of no more use here.
-          if (c.window < current && c.pending === 0) counters.delete(owner);
+          // A past window's tokens expired with it.
+          if (c.window < current) {
+            if (!c.reserving) counters.delete(owner);
+            return;
+          }
+          if (c.tokens > 0 && !c.reserving && Date.now() - c.usedAt >= idleMs) await giveBack(owner, c);
         }),
       );
     },

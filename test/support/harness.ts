@@ -46,7 +46,7 @@ export interface TestApp {
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
-  /** The app's rate limiter, when it has one: flush() writes its pending counts, as production does every 200 ms. */
+  /** The app's rate limiter, when it has one: flush() gives back the requests it reserved and did not spend, as production does at shutdown. */
   rateLimiter: RateLimiter | undefined;
   /** The JSON lines the app logged so far, parsed: what an operator's log pipeline would read. */
   logs(): Record<string, any>[];

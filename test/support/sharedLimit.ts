@@ -3,7 +3,8 @@ import type { Running } from './processes';
 
 /**
  * One key, two instances: `onA` requests on A, then B's count of what it still allows before
- * 429 (which must be `limit - onA`: B sees what A counted), then whether A refuses too. Starts
+ * 429 (which must be `limit - onA`: B sees what A spent, and A gave back what it reserved and did
+ * not spend), then whether A refuses too. Starts
  * in a window with time to spare (rate-limit windows of an hour are aligned to the clock), so
  * up to 61 s may go to waiting for the next one near the top of the hour.
  */
@@ -21,8 +22,9 @@ export async function countAcrossInstances(
     const r = await list(a);
     if (r.status !== 200) throw new Error(`A answered ${r.status} after ${used} requests, below the limit`);
   }
-  // Instance A writes its counts every 200 ms.
-  await new Promise((r) => setTimeout(r, 400));
+  // Instance A gives back what it reserved and did not spend once the key is idle there for 250 ms,
+  // on its timer of 200 ms: within 450 ms.
+  await new Promise((r) => setTimeout(r, 700));
   for (let allowedOnB = 0; ; allowedOnB += 1) {
     const r = await list(b);
     if (r.status === 429) return { allowedOnB, refusedOnB: r.body as { code?: string }, aAfter: (await list(a)).status };
