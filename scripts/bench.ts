@@ -4,7 +4,8 @@
  * The product as production runs it, against two baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor), the two alternatives a user would pick instead
  * (express 5 + openapi-backend as documented, express 5 + express-openapi-validator), and
- * itself with VALIDATE_RESPONSES=log and =enforce (the cost of checking each reply), on a
+ * itself with VALIDATE_RESPONSES=log and =enforce (the cost of checking each reply) and with
+ * RATE_LIMIT=off (the cost of the rate limiter), on a
  * database of its own on DATABASE_URL seeded with --pets animals (100,000; statuses evenly
  * spread), all loaded with autocannon over loopback, interleaved round by round after a
  * discarded warm-up round. Prints per scenario req/s, p50, p99, errors
@@ -68,8 +69,8 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-type Contestant = 'node' | 'bare' | 'openapiBackend' | 'openapiValidator' | 'product' | 'logged' | 'validated';
-const CONTESTANTS: Contestant[] = ['node', 'bare', 'openapiBackend', 'openapiValidator', 'product', 'logged', 'validated'];
+type Contestant = 'node' | 'bare' | 'openapiBackend' | 'openapiValidator' | 'product' | 'logged' | 'validated' | 'unlimited';
+const CONTESTANTS: Contestant[] = ['node', 'bare', 'openapiBackend', 'openapiValidator', 'product', 'logged', 'validated', 'unlimited'];
 const LABEL: Record<Contestant, string> = {
   node: 'node:http limit',
   bare: 'bare express floor',
@@ -78,6 +79,7 @@ const LABEL: Record<Contestant, string> = {
   product: 'product',
   logged: 'product, VALIDATE_RESPONSES=log',
   validated: 'product, VALIDATE_RESPONSES=enforce',
+  unlimited: 'product, RATE_LIMIT=off',
 };
 /** What each contestant is started as: the product's built entry with its environment, or a server of scripts/bench/. */
 const START: Record<Contestant, { product: NodeJS.ProcessEnv } | { serve: string }> = {
@@ -88,6 +90,7 @@ const START: Record<Contestant, { product: NodeJS.ProcessEnv } | { serve: string
   product: { product: { VALIDATE_RESPONSES: 'off' } },
   logged: { product: { VALIDATE_RESPONSES: 'log' } },
   validated: { product: { VALIDATE_RESPONSES: 'enforce' } },
+  unlimited: { product: { VALIDATE_RESPONSES: 'off', RATE_LIMIT: 'off' } },
 };
 
 interface Scenario {
@@ -483,6 +486,8 @@ async function compare(
       { title: 'product / node:http', a: 'product', b: 'node' },
       { title: 'VALIDATE_RESPONSES=log / off', a: 'logged', b: 'product' },
       { title: 'VALIDATE_RESPONSES=enforce / off', a: 'validated', b: 'product' },
+      // The rate limiter's cost per request: the product with it (its limit unreachable) over the product without.
+      { title: 'RATE_LIMIT on / off', a: 'product', b: 'unlimited' },
     ];
     out('');
     out(`Throughput ratios per round → median:\n`);
