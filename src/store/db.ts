@@ -72,8 +72,25 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
 }
 
 let inFlight = 0;
-/** Queries sent through withDeadline and not yet settled, for the metrics. */
+/** Queries sent through withDeadline (and transactions through commitWithin) not yet settled, for the metrics. */
 export const queriesInFlight = () => inFlight;
+
+/** Runs `work`, counted among the queries in flight while it runs. */
+export async function counted<T>(work: () => Promise<T>): Promise<T> {
+  inFlight += 1;
+  try {
+    return await work();
+  } finally {
+    inFlight -= 1;
+  }
+}
+
+/** A failure that says the database cannot serve right now, as DatabaseUnavailableError (the driver's error its cause); others as they are. */
+export function asUnavailable(err: unknown): unknown {
+  return isDatabaseUnavailable(err) && !(err instanceof DatabaseUnavailableError)
+    ? new DatabaseUnavailableError('The database is unavailable; retry shortly', { cause: err })
+    : err;
+}
 
 /** The one row a statement that always returns one row (an INSERT … RETURNING, an aggregate) returned. */
 export function onlyRow<T>(rows: readonly T[], statement: string): T {
@@ -86,7 +103,9 @@ export function onlyRow<T>(rows: readonly T[], statement: string): T {
  * Runs a query (or a transaction) within `deadline` (by default QUERY_DEADLINE_MS from now).
  * Past it the query is cancelled and DeadlineExceededError thrown; a failure that says the
  * database cannot serve right now becomes DatabaseUnavailableError (with the driver's error
- * as its cause). A transaction cannot be cancelled from here: statement_timeout ends it on the server.
+ * as its cause). A transaction cannot be cancelled from here: statement_timeout ends it on the server;
+ * a transaction that writes goes through commitWithin (src/store/commit.ts), so that a write
+ * answered as failed never commits afterwards.
  */
 export async function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, deadline: Deadline = requestDeadline()): Promise<T> {
   const ms = deadline - Date.now();
@@ -95,7 +114,6 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => unkno
     if (!('cancel' in query)) query.catch(() => {});
     throw new DeadlineExceededError();
   }
-  inFlight += 1;
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -108,14 +126,10 @@ export async function withDeadline<T>(query: Promise<T> & { cancel?: () => unkno
     }, ms);
   });
   try {
-    return await Promise.race([query, expiry]);
+    return await counted(() => Promise.race([query, expiry]));
   } catch (err) {
-    if (isDatabaseUnavailable(err) && !(err instanceof DatabaseUnavailableError)) {
-      throw new DatabaseUnavailableError('The database is unavailable; retry shortly', { cause: err });
-    }
-    throw err;
+    throw asUnavailable(err);
   } finally {
-    inFlight -= 1;
     clearTimeout(timer);
   }
 }

@@ -30,6 +30,18 @@ export class NotReadyError extends DatabaseUnavailableError {
   }
 }
 
+/**
+ * A write whose COMMIT was sent and whose outcome could not be learnt (the connection failed,
+ * and the database could not be asked in time): it may have committed. Not a DatabaseUnavailableError,
+ * whose 503 says nothing happened.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The database did not say whether the write was committed', options);
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
 /** Another request holding the same Idempotency-Key is still being processed. */
 export class IdempotencyKeyInUseError extends Error {
   constructor() {

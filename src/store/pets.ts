@@ -1,6 +1,7 @@
 import type { TransactionSql } from 'postgres';
 import type { components } from '../../generated/openapi';
-import { type Sql, onlyRow, transaction, withDeadline } from './db';
+import { type WriteTransaction, commitWithin, writeColumns } from './commit';
+import { type Sql, onlyRow, withDeadline } from './db';
 import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidCursorError } from './errors';
@@ -76,12 +77,18 @@ export function createPetStore(
   sql: Sql,
   { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql) }: PetStoreOptions,
 ): PetStore {
-  const insert = (q: Sql | TransactionSql, { name, categoryId, status }: NewPet) =>
+  /** The pet as stored, and the transaction that stored it (for commitWithin). */
+  const insert = async (q: TransactionSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> => {
     // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
-    q<Pet[]>`
-      INSERT INTO pets (name, category_id, status)
-      VALUES (${name}, ${categoryId}, ${status})
-      RETURNING ${petColumns(q)}`;
+    const { xid, pid, ...pet } = onlyRow(
+      await q<(Pet & WriteTransaction)[]>`
+        INSERT INTO pets (name, category_id, status)
+        VALUES (${name}, ${categoryId}, ${status})
+        RETURNING ${petColumns(q)}, ${writeColumns(q)}`,
+      'INSERT INTO pets',
+    );
+    return { result: pet, wrote: { xid, pid } };
+  };
 
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
@@ -132,42 +139,39 @@ export function createPetStore(
 
     async create(pet, deadline) {
       assertReady();
-      const created = onlyRow(await withDeadline(insert(sql, pet), deadline), 'INSERT INTO pets');
-      return created;
+      // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after.
+      return commitWithin(sql, deadline, (tx) => insert(tx, pet));
     },
 
     async createOnce(pet, { owner, key, fingerprint }, deadline) {
       assertReady();
       // One transaction: the pet and the record of its response commit together or not at
       // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
-      return withDeadline(
-        transaction(sql, async (tx) => {
-          const { locked } = onlyRow(
-            await tx<{ locked: boolean }[]>`
+      return commitWithin<{ pet: Pet; replayed: boolean }>(sql, deadline, async (tx) => {
+        const { locked } = onlyRow(
+          await tx<{ locked: boolean }[]>`
               SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
-            'pg_try_advisory_xact_lock',
-          );
-          if (!locked) throw new IdempotencyKeyInUseError();
-          const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
+          'pg_try_advisory_xact_lock',
+        );
+        if (!locked) throw new IdempotencyKeyInUseError();
+        const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
             SELECT fingerprint, response
             FROM idempotency_keys
             WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
-          if (earlier) {
-            if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-            return { pet: JSON.parse(earlier.response) as Pet, replayed: true };
-          }
-          const created = onlyRow(await insert(tx, pet), 'INSERT INTO pets');
-          // An expired record of the same key is replaced.
-          await tx`
+        if (earlier) {
+          if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+          return { result: { pet: JSON.parse(earlier.response) as Pet, replayed: true } };
+        }
+        const { result: created, wrote } = await insert(tx, pet);
+        // An expired record of the same key is replaced.
+        await tx`
             INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
             VALUES (${owner}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${idempotencyTtlSeconds}))
             ON CONFLICT (owner, key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
                   created_at = now(), expires_at = EXCLUDED.expires_at`;
-          return { pet: created, replayed: false };
-        }),
-        deadline,
-      );
+        return { result: { pet: created, replayed: false }, wrote };
+      });
     },
 
     async get(id, deadline) {

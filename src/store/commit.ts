@@ -1,0 +1,122 @@
+import postgres, { type TransactionSql } from 'postgres';
+import { type Sql, asUnavailable, counted, onlyRow, transaction, withDeadline } from './db';
+import { type Deadline, requestDeadline } from './deadline';
+import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
+
+/**
+ * The transaction a write ran in, as PostgreSQL names it: enough to learn later whether it
+ * committed (pg_xact_status) and to end its session if it is still open. `writeColumns` returns it.
+ */
+export interface WriteTransaction {
+  /** pg_current_xact_id(), as text. */
+  xid: string;
+  /** pg_backend_pid() of the session that ran it. */
+  pid: number;
+}
+
+/** The columns a write's RETURNING adds so that its transaction can be found again: `xid` and `pid`. */
+export const writeColumns = (q: Sql | TransactionSql) => q`pg_current_xact_id()::text AS xid, pg_backend_pid() AS pid`;
+
+/** How long a COMMIT sent before the deadline is waited for past it, and then how long its outcome is looked for. */
+export const COMMIT_GRACE_MS = 5_000;
+export const RESOLVE_MS = 5_000;
+
+/**
+ * A write within `deadline` whose answer is the truth: a transaction that has not sent its
+ * COMMIT when the deadline passes is abandoned (DeadlineExceededError now, a 503; it never
+ * commits: when its statement returns, it rolls back), and one whose COMMIT is on its way is
+ * waited for, for up to COMMIT_GRACE_MS more, so that its outcome is the answer. When that
+ * outcome cannot be had (the connection failed, or no answer came), PostgreSQL is asked what
+ * became of the transaction (pg_xact_status, after ending its session if it is still open):
+ * committed, the result; rolled back, DeadlineExceededError; still unknown after RESOLVE_MS,
+ * CommitOutcomeUnknownError (a 500, which promises nothing).
+ *
+ * `body` runs the statements and returns the result with the transaction that wrote it (from
+ * `writeColumns`), or no transaction when it wrote nothing (a replayed create).
+ */
+export async function commitWithin<T>(
+  sql: Sql,
+  deadline: Deadline = requestDeadline(),
+  body: (tx: TransactionSql) => Promise<{ result: T; wrote?: WriteTransaction }>,
+): Promise<T> {
+  if (deadline - Date.now() <= 0) throw new DeadlineExceededError();
+  // Set by the transaction and by the timer, read by both: one object, so that neither's view is narrowed.
+  const state: { phase: 'running' | 'committing' | 'abandoned'; done?: { result: T; wrote?: WriteTransaction } } = { phase: 'running' };
+  const tx = transaction(sql, async (t) => {
+    const out = await body(t);
+    // Answered 503 while this ran: roll back, never commit after the answer.
+    if (state.phase === 'abandoned') throw new DeadlineExceededError();
+    state.phase = 'committing';
+    state.done = out;
+    return out.result;
+  });
+  // An abandoned transaction's end is nobody's answer.
+  tx.catch(() => {});
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    return await counted(
+      () =>
+        new Promise<T>((resolve, reject) => {
+          tx.then(resolve, reject);
+          timers.push(
+            setTimeout(() => {
+              if (state.phase === 'running') {
+                state.phase = 'abandoned';
+                reject(new DeadlineExceededError());
+                return;
+              }
+              // The COMMIT is on its way: its outcome is the answer, waited for a while longer.
+              timers.push(setTimeout(() => reject(new CommitOutcomeUnknownError()), COMMIT_GRACE_MS));
+            }, deadline - Date.now()),
+          );
+        }),
+    );
+  } catch (err) {
+    const { done } = state;
+    if (state.phase !== 'committing' || !done || isDefinite(err)) throw asUnavailable(err);
+    // The COMMIT was sent and its answer is lost: what became of the transaction is asked of the database.
+    if (done.wrote === undefined) return done.result;
+    if (await committedAfterAll(sql, done.wrote, err)) return done.result;
+    throw new DeadlineExceededError();
+  } finally {
+    timers.forEach(clearTimeout);
+  }
+}
+
+/** A failure PostgreSQL answered for this transaction (an ERROR): it rolled back. A lost connection, or none, says nothing. */
+const isDefinite = (err: unknown) => err instanceof postgres.PostgresError && err.severity === 'ERROR';
+
+/**
+ * Whether a transaction whose COMMIT was sent but not answered committed. While it is still
+ * open, its session is ended (only that session: it is matched by its transaction), so that it
+ * rolls back unless the COMMIT got there first. Retried while the database is unavailable, for
+ * up to RESOLVE_MS; then CommitOutcomeUnknownError.
+ */
+async function committedAfterAll(sql: Sql, { xid, pid }: WriteTransaction, cause: unknown): Promise<boolean> {
+  const until = Date.now() + RESOLVE_MS;
+  while (Date.now() < until) {
+    try {
+      const { status } = onlyRow(
+        await withDeadline(
+          sql<{ status: string | null }[]>`SELECT pg_xact_status(${xid}::xid8) AS status`,
+          Math.min(until, Date.now() + 1_000),
+        ),
+        'pg_xact_status',
+      );
+      if (status === 'committed') return true;
+      if (status === 'aborted') return false;
+      // Still in progress: end its session (pg_stat_activity shows it with our transaction), then ask again.
+      await withDeadline(
+        sql`
+          SELECT pg_terminate_backend(pid, 1000)
+          FROM pg_stat_activity
+          WHERE pid = ${pid} AND backend_xid::text = (${xid}::xid8::text::numeric % 4294967296)::text`,
+        Math.min(until, Date.now() + 2_000),
+      );
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw new CommitOutcomeUnknownError({ cause: err });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new CommitOutcomeUnknownError({ cause });
+}

@@ -1,0 +1,83 @@
+import { type AddressInfo, type Server, type Socket, createServer, connect as tcpConnect } from 'node:net';
+
+/** What the proxy does to a client's COMMIT (seen in its bytes: the connection must send statement text, as an unprepared one does). */
+export type CommitFault = 'none' | 'hold' | 'lose-answer';
+
+export interface Proxy {
+  /** The database URL, through the proxy. */
+  url: string;
+  /** Stops forwarding in both directions, keeping every connection open (what arrives is held). */
+  freeze(): void;
+  /** Forwards what was held, and goes on forwarding. */
+  thaw(): void;
+  /**
+   * `hold`: a client's COMMIT is kept from the server (its connection stays open). `lose-answer`:
+   * the COMMIT reaches the server, and the server's answer is thrown away. `none`: forwarded.
+   */
+  commitFault(fault: CommitFault): void;
+  /** Connections whose COMMIT the fault caught. */
+  caught(): number;
+  /** Closes the client side of those connections, as a network failure would; the server side stays open. */
+  cutCaught(): void;
+  /** Stops taking new connections, keeping the ones it has. */
+  refuseNew(): void;
+  close(): void;
+}
+
+/** A TCP proxy to PostgreSQL that can freeze, stop taking connections, and hold or lose a COMMIT. */
+export async function proxyTo(url: string): Promise<Proxy> {
+  const target = new URL(url);
+  const sockets: Socket[] = [];
+  const caught: { client: Socket; upstream: Socket }[] = [];
+  let frozen = false;
+  let fault: CommitFault = 'none';
+  const waiting: (() => void)[] = [];
+  const whenThawed = (forward: () => void) => (frozen ? waiting.push(forward) : forward());
+
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(Number(target.port || 5432), target.hostname);
+    sockets.push(client, upstream);
+    let answerLost = false;
+    let holding = false;
+    client.on('data', (chunk: Buffer) => {
+      if (holding) return;
+      if (fault !== 'none' && /\bcommit\b/i.test(chunk.toString('latin1'))) {
+        caught.push({ client, upstream });
+        if (fault === 'hold') {
+          holding = true;
+          return;
+        }
+        answerLost = true;
+      }
+      whenThawed(() => upstream.write(chunk));
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!answerLost) whenThawed(() => client.write(chunk));
+    });
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => !holding && !answerLost && upstream.end());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String((server.address() as AddressInfo).port);
+  return {
+    url: proxied.toString(),
+    freeze: () => void (frozen = true),
+    thaw: () => {
+      frozen = false;
+      waiting.splice(0).forEach((forward) => forward());
+    },
+    commitFault: (f) => void (fault = f),
+    caught: () => caught.length,
+    cutCaught: () => caught.forEach(({ client }) => client.destroy()),
+    // close() stops listening at once; its callback would wait for the open connections to end.
+    refuseNew: () => void server.close(),
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
