@@ -9,7 +9,7 @@ const embedded = !process.env.DATABASE_URL;
 //   unit       pure functions and files read from the tree: no database, no server, no process
 //   component  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
 //   system     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
-const UNIT = ['body', 'config', 'containers', 'cursors', 'layers', 'markdown', 'specDiffCorpus', 'specDiffRules'];
+const UNIT = ['body', 'config', 'containers', 'cursors', 'errors', 'layers', 'markdown', 'specDiffCorpus', 'specDiffRules'];
 const SYSTEM = [
   'backendPatch',
   'browser',

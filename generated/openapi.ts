@@ -262,9 +262,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is not sent as `application/json`. */
+        /**
+         * @description The request body is not sent as `application/json` (UTF-8), or is sent with a
+         *     `Content-Encoding` (compressed): the contract names no content coding.
+         */
         UnsupportedMediaType: {
             headers: {
+                "Accept-Encoding": components["headers"]["Accept-Encoding"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -485,6 +489,12 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
+        /**
+         * @description RFC 7694: the content codings a request body may be sent with, on a 415 for a body
+         *     sent with a `Content-Encoding`: `identity`, none.
+         * @example identity
+         */
+        "Accept-Encoding": "identity";
         /**
          * @description Sent when `CORS_ORIGINS` lists the request's `Origin` (that origin, or `*`
          *     when every origin is allowed); absent otherwise, and CORS is off by default.
@@ -961,3 +971,4 @@ export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
+export const componentsHeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Accept-Encoding"]> = ["identity"];

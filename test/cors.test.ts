@@ -1,3 +1,4 @@
+import { loadSpec, resolve } from '../src/contract/spec';
 import supertest from 'supertest';
 import { parse } from 'yaml';
 import { referencePageDocument } from '../src/http/routes';
@@ -6,7 +7,8 @@ import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness
 // CORS_ORIGINS, as a browser's requests carry it: an Origin header, and preflights before
 // requests that are not "simple" (an Authorization header makes every API call one).
 const APP = 'https://app.example.com';
-const EXPOSED = 'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate';
+const EXPOSED =
+  'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate,Accept-Encoding';
 const preflight = (t: TestApp, origin: string, method = 'POST') =>
   t.api
     .options('/v1/pets')
@@ -126,5 +128,23 @@ describe('the reference page and its paths', () => {
   test('when /docs is asked for, then it redirects to /docs/, the page', async () => {
     expect((await supertest(t.app).get('/docs').expect(301)).headers.location).toBe('/docs/');
     expect((await supertest(t.app).get('/docs/').expect(200)).headers['content-type']).toMatch(/^text\/html/);
+  });
+});
+
+describe('what CORS exposes follows the spec', () => {
+  test('when the spec documents a response header, then a script on a listed origin may read it (X-Request-Id too)', async () => {
+    const spec = await loadSpec();
+    const documented = new Set<string>();
+    for (const item of Object.values(spec.document.paths ?? {}))
+      for (const op of Object.values(item ?? {}) as { responses?: Record<string, unknown> }[])
+        for (const response of Object.values(op?.responses ?? {}))
+          for (const name of Object.keys(resolve<{ headers?: object }>(spec.document, response as { headers?: object }).headers ?? {}))
+            documented.add(name);
+    documented.delete('Access-Control-Allow-Origin');
+    expect([...documented].sort()).toEqual(
+      EXPOSED.split(',')
+        .filter((h) => h !== 'X-Request-Id')
+        .sort(),
+    );
   });
 });

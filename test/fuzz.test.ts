@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
-import { BODY_LIMIT_BYTES } from '../src/http/body';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../src/http/body';
 import { petStatusValues } from '../generated/openapi';
 import { ContractChecker } from '../src/contract/responses';
 import { API_KEY, type TestApp, insertPets, listenOnLoopback, startTestApp } from './support/harness';
@@ -347,7 +348,51 @@ const getRequest: fc.Arbitrary<Generated> = fc.oneof(
   })),
 );
 
+/** A valid pet with an unknown property nested `depth` levels deep (arrays or objects): within the limit, accepted. */
+const deeplyNested = fc.tuple(validNewPet, fc.integer({ min: 1, max: 7_000 }), fc.boolean()).map(([p, depth, arrays]) => {
+  const inner = arrays ? `${'['.repeat(depth - 1)}0${']'.repeat(depth - 1)}` : `${'{"a":'.repeat(depth - 1)}0${'}'.repeat(depth - 1)}`;
+  return { text: `${JSON.stringify(p).slice(0, -1)},"extra":${inner}}`, valid: depth <= BODY_MAX_DEPTH };
+});
+
+/** A valid pet compressed (or claiming to be) with a content coding the contract does not name. */
+const encodedBody = fc
+  .tuple(validNewPet, fc.constantFrom('gzip', 'deflate', 'br', 'x-gzip', 'compress', 'GZIP', 'gzip, identity'))
+  .map(([p, coding]) => {
+    const plain = Buffer.from(JSON.stringify(p));
+    const body =
+      coding.startsWith('gzip') || coding === 'GZIP'
+        ? gzipSync(plain)
+        : coding === 'deflate'
+          ? deflateSync(plain)
+          : coding === 'br'
+            ? brotliCompressSync(plain)
+            : plain;
+    return { coding, body };
+  });
+
 const createRequest: fc.Arbitrary<Generated> = fc.oneof(
+  {
+    weight: 1,
+    arbitrary: deeplyNested.map(({ text, valid }) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: bodyHeaders(),
+      body: Buffer.from(text),
+      expect: valid ? ('success' as const) : ('client-error' as const),
+      why: 'createPet, nested deep',
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: encodedBody.map(({ coding, body }) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...bodyHeaders(), 'Content-Encoding': coding },
+      body,
+      expect: 'client-error' as const,
+      why: `createPet, Content-Encoding ${coding}`,
+    })),
+  },
   {
     weight: 4,
     arbitrary: fc.tuple(validNewPet, extraProps).map(([p, extra]) => ({

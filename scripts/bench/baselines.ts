@@ -180,7 +180,7 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
-    const body = await readJsonBody(req, res, ['application/json']);
+    const body = await readJsonBody(req, ['application/json']);
     res.status(201).json(await pets.create(checkNewPet(body?.value), res.locals.deadline as Deadline));
   });
   app.get('/v1/pets/:petId', async (req, res) => {

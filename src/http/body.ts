@@ -1,19 +1,45 @@
-import type { Request, Response } from 'express';
-import express from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Request } from 'express';
 import type { BodyType } from '../contract/spec';
 import { HttpError } from './errors';
+import { BODY_LIMIT_BYTES, hasBody } from './connection';
 
-export const BODY_LIMIT_BYTES = 16 * 1024;
+export { BODY_LIMIT_BYTES };
+/** How deep JSON may nest (objects and arrays): a NewPet needs 1; deeper bodies are refused with 400, not walked. */
+export const BODY_MAX_DEPTH = 32;
 
-// express.raw reads the bytes (size limit, Content-Encoding and their errors); decoding and
-// parsing stay here, so that bytes that are not UTF-8 are refused rather than replaced with
-// U+FFFD, and numbers can be checked against the source text.
-const readBytes = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function hasBody(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+/** The 413, with the connection closed after it: the rest of the body is never read. */
+const tooLarge = () =>
+  new HttpError(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes`, { Connection: 'close' });
+
+/**
+ * The body's bytes, at most BODY_LIMIT_BYTES of them: a Content-Length above the limit is
+ * refused before anything is read, and a chunked body is cut off where it passes the limit
+ * (413, the connection closed after it). A body that stops before its end is a 400.
+ */
+function readBytes(req: IncomingMessage): Promise<Buffer> {
+  if (Number(req.headers['content-length']) > BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err?: HttpError) => {
+      req.off('data', onData).off('end', onEnd).off('aborted', onAborted).off('error', onAborted);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) return finish(tooLarge());
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onAborted = () => finish(new HttpError(400, 'validation_failed', 'The request body was incomplete'));
+    req.on('data', onData).on('end', onEnd).on('aborted', onAborted).on('error', onAborted);
+  });
 }
 
 /** A request body as sent and as decoded, once. */
@@ -29,8 +55,18 @@ export interface DecodedBody {
  * decoded. Returns undefined when no body was sent (validation then reports it missing). The
  * media type must be one the spec lists for the operation, and JSON must be UTF-8 (RFC 8259 §8.1).
  */
-export async function readJsonBody(req: Request, res: Response, mediaTypes: readonly string[]): Promise<DecodedBody | undefined> {
+export async function readJsonBody(req: Request, mediaTypes: readonly string[]): Promise<DecodedBody | undefined> {
   if (!hasBody(req)) return undefined;
+  // The contract names no content coding (RFC 9110 §8.4): a compressed body is refused, never inflated.
+  const coding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity')
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Encoding ${JSON.stringify(req.headers['content-encoding'])} is not accepted: send the body uncompressed`,
+      // RFC 7694 §3: the codings this resource accepts.
+      { 'Accept-Encoding': 'identity' },
+    );
   const contentType = req.headers['content-type'];
   const [mediaType = '', ...params] = (contentType ?? '').split(';').map((s) => s.trim().toLowerCase());
   if (!mediaTypes.includes(mediaType)) {
@@ -47,9 +83,7 @@ export async function readJsonBody(req: Request, res: Response, mediaTypes: read
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', `JSON must be sent as UTF-8, got charset ${charset}`);
   }
-  await new Promise<void>((resolve, reject) => readBytes(req, res, (err?: Error) => (err ? reject(err) : resolve())));
-  // express.raw leaves the bytes in req.body, a Buffer (empty when nothing was sent).
-  const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const bytes = await readBytes(req);
   let text = '';
   try {
     text = utf8.decode(bytes);
@@ -110,10 +144,15 @@ function changesWhenParsed(token: string): boolean {
   return exact === undefined || exact !== BigInt(n);
 }
 
-/** Finds number tokens outside strings, with the object key each is the value of, when there is one. */
-function findInexactNumber(text: string): { token: string; key?: string; position: number } | undefined {
+/**
+ * One pass over valid JSON text, outside its strings: the first number token JSON.parse would
+ * change (with the object key it is the value of, when there is one), or that the text nests
+ * deeper than BODY_MAX_DEPTH.
+ */
+function scanJson(text: string): { token: string; key?: string; position: number } | 'too deep' | undefined {
   let lastString: string | undefined;
   let key: string | undefined;
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charAt(i);
     if (c === '"') {
@@ -128,7 +167,12 @@ function findInexactNumber(text: string): { token: string; key?: string; positio
       if (changesWhenParsed(token)) return { token, key, position: i };
       i += token.length - 1;
       key = undefined;
-    } else if (c === ',' || c === '[' || c === '{') {
+    } else if (c === '[' || c === '{') {
+      if (++depth > BODY_MAX_DEPTH) return 'too deep';
+      key = undefined;
+    } else if (c === ']' || c === '}') {
+      depth--;
+    } else if (c === ',') {
       key = undefined;
     }
   }
@@ -156,7 +200,9 @@ export function parseJsonExactly(text: string): unknown {
     throw new HttpError(400, 'malformed_json', `The request body is not valid JSON: ${(err as Error).message}`);
   }
   // Only valid JSON reaches the scanner, so its strings are well terminated.
-  const inexact = findInexactNumber(text);
+  const inexact = scanJson(text);
+  if (inexact === 'too deep')
+    throw new HttpError(400, 'validation_failed', `The request body nests objects and arrays more than ${BODY_MAX_DEPTH} levels deep`);
   if (inexact) {
     const where = inexact.key === undefined ? `at position ${inexact.position}` : `in property '${inexact.key}'`;
     throw new HttpError(

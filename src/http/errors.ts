@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi';
 import { NotImplementedError } from '../handlers/stub';
 import { errorMessage } from '../handlers/types';
+import { closeIfBodyLeft } from './connection';
 import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
 
 export type ErrorBody = components['schemas']['Error'];
@@ -27,6 +28,17 @@ export class HttpError extends Error {
 
 const RETRY_AFTER_SECONDS = 1;
 
+/** The 4xx statuses a library may raise that the contract has a code for; any other is a 400 `bad_request`. */
+const CLIENT_ERRORS: Record<number, [number, ErrorCode]> = {
+  400: [400, 'bad_request'],
+  404: [404, 'not_found'],
+  405: [405, 'method_not_allowed'],
+  408: [408, 'request_timeout'],
+  413: [413, 'payload_too_large'],
+  415: [415, 'unsupported_media_type'],
+  431: [431, 'header_fields_too_large'],
+};
+
 function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
   return new HttpError(503, 'service_unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
@@ -45,17 +57,12 @@ export function toHttpError(err: unknown): HttpError {
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
   if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
-  // Errors raised by express's body reading (http-errors) carry `type` and `status`.
-  const e = err as { type?: unknown; message?: unknown };
-  switch (e?.type) {
-    case 'entity.too.large':
-      return new HttpError(413, 'payload_too_large', `The request body exceeds ${String((err as { limit?: number }).limit)} bytes`);
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return new HttpError(415, 'unsupported_media_type', String(e.message));
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new HttpError(400, 'validation_failed', 'The request body was incomplete');
+  // A library's refusal of the request (http-errors, as express and its body parsers raise them):
+  // a 4xx with its message when it chose to expose it, as the Error body; never a 500.
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+    const [status, code] = CLIENT_ERRORS[e.status] ?? [400, 'bad_request'];
+    return new HttpError(status, code, e.expose === true && typeof e.message === 'string' ? e.message : 'The request was refused');
   }
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
@@ -89,8 +96,9 @@ export function sendError(res: ServerResponse, err: HttpError): void {
 }
 
 /** express's last middleware: whatever escaped the routes leaves as the Error body. */
-export const errorMiddleware: ErrorRequestHandler = (err, _req, res, next) => {
+export const errorMiddleware: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) return next(err);
+  closeIfBodyLeft(req, res);
   const failure = toHttpError(err);
   keepCause(res, failure, err);
   sendError(res, failure);

@@ -30,6 +30,7 @@ import { type Deadline, requestDeadline } from '../store/deadline';
 import type { RateLimiter } from '../store/rateLimits';
 import { type AuthResult, createBearerAuth, unauthorizedError } from './auth';
 import { type DecodedBody, readJsonBody, requireBodyType } from './body';
+import { closeIfBodyLeft } from './connection';
 import { HttpError, errorBody, keepCause, sendJson, toHttpError } from './errors';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
 
@@ -153,7 +154,7 @@ export function createApiPipeline({
     }
     const op = call.operation;
     if (op?.requestBodyType) {
-      call.body = await readJsonBody(call.req, call.res, op.requestMediaTypes);
+      call.body = await readJsonBody(call.req, op.requestMediaTypes);
       // Only a JSON document reaches the library: it would decode a string body a second time.
       if (call.body?.value !== undefined) requireBodyType(call.body.value, op.requestBodyType);
       call.request.body = call.body?.value;
@@ -259,6 +260,7 @@ export function createApiPipeline({
     res.locals.keyId = call.auth?.ok ? call.auth.keyId : undefined;
     // Answers here depend on the caller and the moment: no cache may keep them.
     res.setHeader('Cache-Control', 'no-store');
+    closeIfBodyLeft(req, res);
     const deprecation = call.operation?.deprecationHeaders;
     if (deprecation) for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
     if (reply.body === undefined) {

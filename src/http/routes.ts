@@ -3,6 +3,7 @@ import express from 'express';
 import type { Spec } from '../contract/spec';
 import type { Metrics } from '../ops/metrics';
 import { challenge, createBearerAuth } from './auth';
+import { closeIfBodyLeft } from './connection';
 import { HttpError, sendError } from './errors';
 
 /** GET /metrics in Prometheus format, outside the API root; behind its own token when one is given (METRICS_TOKEN). */
@@ -74,5 +75,6 @@ export function contractRoutes(spec: Spec): Router {
 /** Anything no route answered: the Error body, as for an unknown path under the API root. */
 export const notFound: RequestHandler = (req, res) => {
   res.setHeader('Cache-Control', 'no-store');
+  closeIfBodyLeft(req, res);
   sendError(res, new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`));
 };
