@@ -5,6 +5,7 @@ import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contr
 import type { HandlerMap } from './handlers/types';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/errors';
+import { requireValidHost } from './http/host';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
@@ -53,6 +54,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('etag', false);
   // Every response: request id, nosniff, metrics, one log line.
   app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec) }));
+  // RFC 9112 §3.2: one valid Host, or 400.
+  app.use(requireValidHost);
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
   if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
   // The API and the probes: everything the spec describes.

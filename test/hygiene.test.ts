@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { createConnection } from 'node:net';
 import type { Server } from 'node:http';
 import { createHttpServer } from '../src/http/server';
 import { type TestApp, auth, buildNewPet, startTestApp } from './support/harness';
+import { rawHttp } from './support/rawHttp';
 
 // HTTP hygiene and protection against slow or oversized clients, through the server
 // production runs (src/httpServer.ts), with timeouts made short for the test.
@@ -22,38 +22,8 @@ afterAll(async () => {
   await t.close();
 });
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** Milliseconds from connecting to the server closing the connection. */
-  closedAfterMs: number;
-}
-
 /** Sends `parts` over a raw socket, `gapMs` apart, and reads until the server closes. */
-function raw(parts: string[], gapMs = 0): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = createConnection({ host: '127.0.0.1', port });
-    let text = '';
-    const send = async () => {
-      for (const part of parts) {
-        if (socket.destroyed) return;
-        socket.write(part);
-        if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
-      }
-    };
-    socket.on('connect', () => void send());
-    socket.on('data', (c: Buffer) => (text += c.toString()));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), closedAfterMs: Date.now() - started });
-    });
-  });
-}
+const raw = (parts: string[], gapMs = 0) => rawHttp(port, parts, { gapMs });
 
 describe('OPTIONS', () => {
   test.each([

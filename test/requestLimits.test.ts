@@ -1,8 +1,8 @@
-import { connect as tcpConnect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { ContractChecker } from '../src/contract/responses';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../src/http/body';
 import { API_KEY, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from './support/harness';
+import { rawHttp } from './support/rawHttp';
 
 // What a careless or hostile client sends in a body: nesting deeper than any pet, compressed
 // bodies the contract does not name, bodies larger than the limit, declared or chunked. Each is
@@ -59,7 +59,7 @@ describe('content codings: the contract names none', () => {
         headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json', 'Content-Encoding': coding },
         body,
       });
-      const received = { status: res.status, headers: Object.fromEntries(res.headers), body: (await res.json()) };
+      const received = { status: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
       checker.check('post', '/v1/pets', received);
       expect(received.status).toBe(415);
       expect(received.body).toEqual({ code: 'unsupported_media_type', message: expect.stringContaining('Content-Encoding'), status: 415 });
@@ -79,38 +79,18 @@ describe('content codings: the contract names none', () => {
   });
 });
 
-/** Sends raw bytes on a socket of its own; resolves with what came back, and when the server closed it. */
-function rawExchange(head: string, write: (socket: ReturnType<typeof tcpConnect>) => void, waitMs = 3_000) {
-  return new Promise<{ response: string; closedAfterMs: number | undefined }>((resolve) => {
-    const started = Date.now();
-    const socket = tcpConnect(server.port, '127.0.0.1');
-    let response = '';
-    let closedAfterMs: number | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ response, closedAfterMs });
-    };
-    const timer = setTimeout(done, waitMs);
-    socket.on('data', (d) => (response += d.toString('latin1')));
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      closedAfterMs = Date.now() - started;
-      done();
-    });
-    socket.write(head);
-    write(socket);
-  });
-}
-
 const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1]);
 const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 
 describe('bodies larger than the limit are refused before they are read', () => {
   test('when Content-Length declares 10 MB and the client sends slowly, then 413 comes at once and the connection is closed', async () => {
-    const { response, closedAfterMs } = await rawExchange(
-      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`,
-      (socket) => socket.write('{"name":"slow'),
+    const { text: response, closedAfterMs } = await rawHttp(
+      server.port,
+      [
+        `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`,
+        '{"name":"slow',
+      ],
+      { waitMs: 3_000 },
     );
     expect(statusOf(response)).toBe(413);
     expect(bodyOf(response)).toEqual({
@@ -124,12 +104,14 @@ describe('bodies larger than the limit are refused before they are read', () => 
 
   test('when a chunked body passes the limit, then 413 comes as it passes and the connection is closed, however much more the client would send', async () => {
     const chunk = 'x'.repeat(4096);
-    const { response, closedAfterMs } = await rawExchange(
-      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      (socket) => {
-        for (let i = 0; i < 5; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-        // …and never the last chunk.
-      },
+    const { text: response, closedAfterMs } = await rawHttp(
+      server.port,
+      [
+        `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        // Five chunks of 4 KiB, and never the last chunk.
+        ...Array.from({ length: 5 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`),
+      ],
+      { waitMs: 3_000 },
     );
     expect(statusOf(response)).toBe(413);
     expect(response).toMatch(/\r\nConnection: close\r\n/i);
@@ -137,9 +119,10 @@ describe('bodies larger than the limit are refused before they are read', () => 
   });
 
   test('when a request is refused before its large body is read (no key), then the connection is closed after the 401', async () => {
-    const { response, closedAfterMs } = await rawExchange(
-      'POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n',
-      (socket) => socket.write('{'),
+    const { text: response, closedAfterMs } = await rawHttp(
+      server.port,
+      ['POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n', '{'],
+      { waitMs: 3_000 },
     );
     expect(statusOf(response)).toBe(401);
     expect(response).toMatch(/\r\nConnection: close\r\n/i);
@@ -147,11 +130,13 @@ describe('bodies larger than the limit are refused before they are read', () => 
   });
 
   test('when a small body is refused unread (415), then the connection stays open for the next request', async () => {
-    const { response, closedAfterMs } = await rawExchange(
-      `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi` +
-        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`,
-      () => {},
-      1_000,
+    const { text: response, closedAfterMs } = await rawHttp(
+      server.port,
+      [
+        `POST /v1/pets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi` +
+          `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\n\r\n`,
+      ],
+      { waitMs: 1_000 },
     );
     expect(response.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 415', 'HTTP/1.1 200']);
     expect(closedAfterMs).toBeUndefined();

@@ -39,10 +39,15 @@ export function createHttpServer(app: RequestListener, t: ServerTimeouts): HttpS
       requestTimeout: t.requestTimeoutMs,
       // Node checks the two timeouts above on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(t.headersTimeoutMs / 4))),
+      // A missing Host is answered by the app with the Error body (src/http/host.ts), not by Node with a bare 400.
+      requireHostHeader: false,
     },
     app,
   );
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
+  // Node keeps the first 2,000 header lines and drops the rest unseen; a repeated Authorization
+  // past them would go unnoticed. Every line is kept: the 16 KiB header limit bounds them.
+  server.maxHeadersCount = 0;
 
   // Once draining, a request that still arrives on a kept-alive connection gets its answer
   // and the connection closes after it.

@@ -1,0 +1,36 @@
+import type { RequestHandler } from 'express';
+import { HttpError, sendError } from './errors';
+
+// RFC 9110 §7.2 / RFC 3986 §3.2.2: Host = uri-host [ ":" port ]; uri-host is an IP literal in
+// brackets, or a reg-name (unreserved, percent-encoded, sub-delims; an IPv4 address is one).
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
+
+/**
+ * RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+ * request message that lacks a Host header field and to any request message that contains
+ * more than one Host header field line or a Host header field with an invalid field value."
+ * Node would answer a missing Host itself, with a bare 400 (its requireHostHeader is off for
+ * that reason: src/http/server.ts), and serves duplicates and invalid values: each is our Error body here.
+ */
+export const requireValidHost: RequestHandler = (req, res, next) => {
+  let count = 0;
+  let value: string | undefined;
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]?.toLowerCase() === 'host') {
+      count++;
+      value = req.rawHeaders[i + 1];
+    }
+  const problem =
+    count > 1
+      ? 'The request has more than one Host header'
+      : count === 0
+        ? req.httpVersion === '1.0'
+          ? undefined
+          : 'An HTTP/1.1 request must have a Host header'
+        : HOST.test(value ?? '')
+          ? undefined
+          : 'The Host header is not a valid host[:port]';
+  if (problem === undefined) return next();
+  res.setHeader('Connection', 'close');
+  sendError(res, new HttpError(400, 'bad_request', `${problem} (RFC 9112 §3.2)`));
+};

@@ -1,0 +1,50 @@
+import { createConnection } from 'node:net';
+
+export interface RawResponse {
+  /** The first response's status, headers and body (the text after its head, every later response included). */
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Everything that came back. */
+  text: string;
+  /** Milliseconds from connecting to the server closing the connection; undefined when it was still open at `waitMs`. */
+  closedAfterMs: number | undefined;
+}
+
+/**
+ * Sends `parts` as bytes over a socket of its own, `gapMs` apart, and reads until the server
+ * closes the connection, or for `waitMs` at most: for what a client library would not send
+ * (repeated or missing headers, slow or endless bodies, pipelined requests).
+ */
+export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_000 } = {}): Promise<RawResponse> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    let closedAfterMs: number | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n'), text, closedAfterMs });
+    };
+    const timer = setTimeout(done, waitMs);
+    const send = async () => {
+      for (const part of parts) {
+        if (socket.destroyed) return;
+        socket.write(part);
+        if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+      }
+    };
+    socket.on('connect', () => void send());
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closedAfterMs = Date.now() - started;
+      done();
+    });
+  });
+}
