@@ -9,7 +9,7 @@ import { requireValidHost } from './http/host';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
-import { type ReplicaMetrics, createMetrics } from './ops/metrics';
+import { type Metrics, type ReplicaMetrics, createMetrics } from './ops/metrics';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import type { RateLimiter } from './store/rateLimits';
@@ -23,6 +23,10 @@ export interface AppDeps {
   logging: Logging;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
+  /** The metrics served (main.ts shares them with the metrics port); made here when absent. */
+  metrics?: Metrics;
+  /** METRICS_PORT is set: /metrics is served there (createMetricsApp), and not on this app at all. */
+  metricsOnOwnPort?: boolean;
   /** Counts requests per API key; absent: no limit. */
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take; default QUERY_DEADLINE_MS. */
@@ -46,7 +50,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
   const backend = await createBackend(spec);
-  const metrics = createMetrics({ queriesInFlight, replica: deps.replica });
+  const metrics = deps.metrics ?? createMetrics({ queriesInFlight, replica: deps.replica });
 
   const app = express();
   app.set('case sensitive routing', true);
@@ -79,8 +83,22 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     }),
   );
   // Outside the contract: metrics, the contract itself and its reference page.
-  app.get('/metrics', metricsRoute(metrics, deps.metricsToken));
+  if (!deps.metricsOnOwnPort) app.get('/metrics', metricsRoute(metrics, deps.metricsToken, 'public'));
   app.use(contractRoutes(spec));
+  app.use(notFound);
+  app.use(errorMiddleware);
+  return app;
+}
+
+/**
+ * The app of METRICS_PORT: GET /metrics with every metric (behind METRICS_TOKEN when it is set),
+ * and the Error body for anything else. A port of its own is kept off the public network.
+ */
+export function createMetricsApp(metrics: Metrics, metricsToken?: string): express.Express {
+  const app = express();
+  app.set('x-powered-by', false);
+  app.set('etag', false);
+  app.get('/metrics', metricsRoute(metrics, metricsToken, 'full'));
   app.use(notFound);
   app.use(errorMiddleware);
   return app;

@@ -29,6 +29,8 @@ export interface Config {
   webConcurrency: number;
   /** Unset: GET /metrics is open (keep it off the public network); set: it needs this bearer token. */
   metricsToken: string | undefined;
+  /** METRICS_PORT: GET /metrics is served on this port of HOST (every metric), and not on PORT. */
+  metricsPort: number | undefined;
   /** Requests each API key may make per window, counted across every instance; undefined: no limit. */
   rateLimit: RateLimit | undefined;
   /** How long an Idempotency-Key is remembered, in seconds. */
@@ -171,6 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     problems.push(`METRICS_TOKEN must be at least ${MIN_API_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /`);
   }
 
+  const metricsPort = env.METRICS_PORT === undefined ? undefined : integerVar(env, 'METRICS_PORT', 0, 0, 65535, problems);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    problems.push(`METRICS_PORT must differ from PORT (${port}): metrics are served on a port of their own`);
+
   const rateLimit = parseRateLimit(env.RATE_LIMIT ?? DEFAULT_RATE_LIMIT);
   if (rateLimit instanceof Error) problems.push(rateLimit.message);
 
@@ -206,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel,
     webConcurrency,
     metricsToken,
+    metricsPort,
     rateLimit: rateLimit as RateLimit | undefined,
     idempotencyTtlSeconds,
     headersTimeoutMs,

@@ -1,14 +1,15 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { createApp } from './app';
+import { createApp, createMetricsApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubOperations, withStores } from './handlers';
 import { handlerFile } from './handlers/stub';
 import { createHttpServer } from './http/server';
 import { type Logger, type Logging, createLogging } from './ops/logger';
+import { createMetrics } from './ops/metrics';
 import { createStores, sweepExpired } from './store';
-import { type Sql, connect } from './store/db';
+import { type Sql, connect, queriesInFlight } from './store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
 import { prepareDatabase } from './store/prepare';
 import { createReadRouter } from './store/replica';
@@ -33,7 +34,14 @@ function describeDatabase(config: Config, url: string, applied: number[] | undef
 }
 
 /** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
-function banner(logger: Logger, spec: Spec, config: Config, origin: string, database: string, processes: number): void {
+function banner(
+  logger: Logger,
+  spec: Spec,
+  config: Config,
+  { origin, metrics }: { origin: string; metrics: string | undefined },
+  database: string,
+  processes: number,
+): void {
   const log = (msg: string) => logger.info(msg);
   log(database);
   if (config.apiKeyGenerated) {
@@ -44,6 +52,7 @@ function banner(logger: Logger, spec: Spec, config: Config, origin: string, data
     log(`Accepting the ${config.apiKeys.length} key(s) in API_KEYS`);
   }
   log(`API reference: ${origin}/docs/ (contract: ${origin}/openapi.yaml)`);
+  if (metrics !== undefined) log(`Metrics: ${metrics}/metrics (METRICS_PORT; not on ${origin})`);
   log(
     `Animal Store API ${spec.document.info.version} listening on ${origin}${spec.apiRoot}${processes > 1 ? ` (${processes} processes)` : ''}`,
   );
@@ -57,6 +66,8 @@ const portOf = (server: Server, fallback: number) => {
 
 interface Serving {
   server: Server;
+  /** METRICS_PORT's server, when it is set. */
+  metricsServer: Server | undefined;
   /** Resolves with the migrations applied once the database is ready. */
   ready: Promise<number[]>;
 }
@@ -82,12 +93,15 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
       : connect(config.databaseReplicaUrl, { max: config.databasePoolSize, poolMode: config.databasePoolMode });
   const reads = replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger });
   const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads });
+  const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()) });
   const app = await createApp({
     spec,
     handlers: withStores(stores),
     apiKeys: config.apiKeys,
     logging,
+    metrics,
     metricsToken: config.metricsToken,
+    metricsOnOwnPort: config.metricsPort !== undefined,
     rateLimiter,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
@@ -96,6 +110,13 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  // METRICS_PORT: every metric, on a port of its own (workers share it, as they share PORT).
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : createHttpServer(createMetricsApp(metrics, config.metricsToken), config);
+  if (metricsServer) {
+    metricsServer.listen(config.metricsPort, config.host);
+    await new Promise<void>((resolve, reject) => metricsServer.once('listening', resolve).once('error', reject));
+  }
 
   // Requests reserved for keys idle here for 250 ms go back, for other instances to spend; expired
   // idempotency keys and old windows are swept.
@@ -112,7 +133,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     preparation.cancel();
     clearInterval(sweeping);
     // Stop accepting, let requests in flight finish (up to 8 s, so that the whole stop stays within 10 s), then end the pool.
-    await server.drain(8_000);
+    await Promise.all([server.drain(8_000), metricsServer?.drain(1_000)]);
     clearInterval(flushing);
     // Every reserved request not spent goes back, if the database takes it quickly; then the pool, within 1 s.
     await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
@@ -123,13 +144,15 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  // A worker tells the primary when it can serve, for the banner.
-  if (cluster.isWorker)
+  // A worker tells the primary where it listens, and when it can serve, for the banner.
+  if (cluster.isWorker) {
+    process.send?.({ listening: { port: portOf(server, config.port), metricsPort: metricsServer && portOf(metricsServer, 0) } });
     void preparation.done.then(
       (applied) => process.send?.({ ready: applied }),
       () => {},
     );
-  return { server, ready: preparation.done };
+  }
+  return { server, metricsServer, ready: preparation.done };
 }
 
 /**
@@ -144,25 +167,31 @@ function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: string
   // The banner, once every worker listens and has its database ready (or 2 s after they all listen, as for one process).
   let ready = 0;
   let applied: number[] = [];
-  let port: number | undefined;
+  let ports: { port: number; metricsPort?: number } | undefined;
   let printed = false;
   const printBanner = (applied: number[] | undefined) => {
-    if (printed || port === undefined) return;
+    if (printed || ports === undefined) return;
     printed = true;
-    banner(logger, spec, config, originOf(config, port), describeDatabase(config, databaseUrl, applied), workers.length);
+    const where = {
+      origin: originOf(config, ports.port),
+      metrics: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
+    };
+    banner(logger, spec, config, where, describeDatabase(config, databaseUrl, applied), workers.length);
   };
-  cluster.on('message', (_worker, message: { ready?: number[] }) => {
+  // Workers say where they listen (the API's port and METRICS_PORT's, shared by them all) and when their database is ready.
+  cluster.on('message', (_worker, message: { ready?: number[]; listening?: { port: number; metricsPort?: number } }) => {
+    if (message?.listening) {
+      listening += 1;
+      if (listening !== workers.length) return;
+      ports = message.listening;
+      if (ready >= workers.length) printBanner(applied);
+      else setTimeout(() => printBanner(undefined), 2_000).unref();
+      return;
+    }
     if (!Array.isArray(message?.ready)) return;
     ready += 1;
     applied = message.ready;
     if (ready >= workers.length) printBanner(applied);
-  });
-  cluster.on('listening', (_worker, address) => {
-    listening += 1;
-    if (listening !== workers.length) return;
-    port = address.port;
-    if (ready >= workers.length) printBanner(applied);
-    else setTimeout(() => printBanner(undefined), 2_000).unref();
   });
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
@@ -237,10 +266,14 @@ async function main(): Promise<void> {
   }
   // PGlite serves one session at a time; a real server gets a pool.
   const sql = connect(databaseUrl, embedded ? { max: 1 } : { max: config.databasePoolSize, poolMode: config.databasePoolMode });
-  const { server, ready } = await serve(config, logging, spec, sql, embedded);
+  const { server, metricsServer, ready } = await serve(config, logging, spec, sql, embedded);
   // The banner waits a moment for the database, to say whether it is there.
   const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
-  banner(logger, spec, config, originOf(config, portOf(server, config.port)), describeDatabase(config, databaseUrl, applied), 1);
+  const where = {
+    origin: originOf(config, portOf(server, config.port)),
+    metrics: metricsServer && originOf(config, portOf(metricsServer, 0)),
+  };
+  banner(logger, spec, config, where, describeDatabase(config, databaseUrl, applied), 1);
 }
 
 main().catch((err: unknown) => {

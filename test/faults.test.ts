@@ -61,11 +61,8 @@ describeWithThrowawayPostgres('database faults', () => {
 
     const ready = await call(`${server.origin}/readyz`);
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({
-      code: 'service_unavailable',
-      message: expect.stringContaining('Not ready: the database is unreachable'),
-      status: 503,
-    });
+    // A reason code; the driver's own words are in the log.
+    expect(ready.body).toEqual({ code: 'service_unavailable', message: 'Not ready: database_unreachable', status: 503 });
     for (const r of [
       await list(),
       await call(`${server.baseUrl}/pets/1`, { headers }),

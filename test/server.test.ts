@@ -33,6 +33,22 @@ describe('the server process (npm start)', () => {
     expect(server.output()).toContain('SIGTERM: stopping');
   });
 
+  test('when METRICS_PORT is set, then the banner names it, every metric is served there, and the API port serves none', async () => {
+    const server = await startServer({ ...dbEnv(), METRICS_PORT: '0', API_KEYS: 'metrics-port-key-0123456789' });
+    try {
+      const metricsUrl = /Metrics: (http:\/\/\S+\/metrics)/.exec(server.output())?.[1] as string;
+      expect(new URL(metricsUrl).port).not.toBe(new URL(server.origin).port);
+      await fetch(`${server.baseUrl}/pets/1`, { headers: { Authorization: 'Bearer metrics-port-key-0123456789' } });
+      const text = await (await fetch(metricsUrl)).text();
+      expect(text).toContain('nodejs_version_info');
+      expect(text).toMatch(/animal_store_deprecated_calls_total\{operationId="getPet",apiKey="key:[0-9a-f]{8}"\} 1/);
+      const onApiPort = await fetch(`${server.origin}/metrics`);
+      expect(onApiPort.status).toBe(404);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  });
+
   test('when SIGTERM arrives, then a request in flight finishes, new connections are refused, and it exits 0 well within 10 s', async () => {
     const key = 'drain-key-0123456789abcdef';
     const server = await startServer({ ...dbEnv(), API_KEYS: key });
@@ -83,7 +99,7 @@ describe('the server process (npm start)', () => {
     'when WEB_CONCURRENCY=2, then two processes serve with one banner and one key, share one rate limit under a burst, and stop on SIGTERM',
     async () => {
       // A window of 9999 hours, so that the burst cannot straddle a reset.
-      const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2', RATE_LIMIT: '50/9999h' });
+      const server = await startServer({ ...dbEnv(), WEB_CONCURRENCY: '2', RATE_LIMIT: '50/9999h', METRICS_PORT: '0' });
       try {
         expect(server.output()).toContain('(2 processes)');
         expect(server.output().match(/listening on/g)).toHaveLength(1);
@@ -94,6 +110,10 @@ describe('the server process (npm start)', () => {
           ),
         );
         expect(new Set(statuses)).toEqual(new Set([200]));
+        // METRICS_PORT, shared by the workers as PORT is: every metric there, none on the API port.
+        const metricsUrl = /Metrics: (http:\/\/\S+\/metrics)/.exec(server.output())?.[1];
+        expect((await fetch(metricsUrl as string)).status).toBe(200);
+        expect((await fetch(`${server.origin}/metrics`)).status).toBe(404);
         // 200 more at once, spread by the primary over both workers: 30 are left of the 50.
         const burst = await Promise.all(
           Array.from({ length: 200 }, () =>

@@ -6,9 +6,15 @@ import { challenge, createBearerAuth } from './auth';
 import { closeIfBodyLeft } from './connection';
 import { HttpError, sendError } from './errors';
 
-/** GET /metrics in Prometheus format, outside the API root; behind its own token when one is given (METRICS_TOKEN). */
-export function metricsRoute(metrics: Metrics, token: string | undefined): RequestHandler {
+/**
+ * GET /metrics in Prometheus format, outside the API root. With a token (METRICS_TOKEN), only
+ * for its bearer, who sees every metric; without one, `open` says what anyone sees: `full` on a
+ * port of its own (METRICS_PORT, kept off the public network), `public` on the API port
+ * (nothing that names a caller or the runtime: src/ops/metrics.ts).
+ */
+export function metricsRoute(metrics: Metrics, token: string | undefined, open: 'full' | 'public'): RequestHandler {
   const authenticate = token === undefined ? undefined : createBearerAuth([token]);
+  const registry = token !== undefined || open === 'full' ? metrics.fullRegistry : metrics.registry;
   return async (req, res) => {
     const auth = authenticate?.(req.headers, req.rawHeaders);
     if (auth && !auth.ok) {
@@ -20,7 +26,7 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Reque
       );
       return;
     }
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(registry.contentType).send(await registry.metrics());
   };
 }
 

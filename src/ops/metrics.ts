@@ -15,9 +15,25 @@ export interface ReplicaMetrics {
   reads: { replica: number; primary: number };
 }
 
+/**
+ * Two views of one set of metrics. `registry`, the public view, is what GET /metrics shows a
+ * caller without a token on the API port: nothing in it names a caller or the runtime.
+ * `fullRegistry` adds what does: deprecated calls by API key fingerprint and the Node.js
+ * version (`nodejs_version_info`); it is served on METRICS_PORT, or on the API port with METRICS_TOKEN.
+ */
 export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: () => number; replica?: () => ReplicaMetrics }) {
   const registry = new Registry();
+  const privateRegistry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // The runtime's version, in the private view only: it tells an attacker which advisories apply.
+  registry.removeSingleMetric('nodejs_version_info');
+  const [major = '', minor = '', patch = ''] = process.versions.node.split('.');
+  new Gauge({
+    name: 'nodejs_version_info',
+    help: 'Node.js version info.',
+    labelNames: ['version', 'major', 'minor', 'patch'] as const,
+    registers: [privateRegistry],
+  }).set({ version: process.version, major, minor, patch }, 1);
   const requests = new Counter({
     name: 'animal_store_http_requests_total',
     help: 'HTTP requests answered, by operationId (none: no operation matched) and status.',
@@ -35,7 +51,7 @@ export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: (
     name: 'animal_store_deprecated_calls_total',
     help: 'Calls to deprecated operations, by operationId and API key fingerprint: who still has to move before the sunset.',
     labelNames: ['operationId', 'apiKey'] as const,
-    registers: [registry],
+    registers: [privateRegistry],
   });
   const replyViolations = new Counter({
     name: 'animal_store_response_contract_violations_total',
@@ -83,6 +99,7 @@ export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: (
   }
   return {
     registry,
+    fullRegistry: Registry.merge([registry, privateRegistry]),
     observe(operationId: string | undefined, status: number, seconds: number, deprecatedCall: { apiKey: string | undefined } | undefined) {
       const labels = { operationId: operationId ?? 'none', status: String(status) };
       requests.inc(labels);

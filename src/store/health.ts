@@ -17,6 +17,7 @@ export function createHealthCheck(
   return {
     async migrations(deadline) {
       const pending = pendingReason();
+      // A reason code, never the database's own words (they are in the log): /readyz needs no key.
       if (pending !== undefined) throw new NotReadyError(`Not ready: ${pending}`);
       try {
         const row = onlyRow(

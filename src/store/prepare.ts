@@ -33,23 +33,34 @@ export interface DatabasePreparation {
   done: Promise<number[]>;
   /** Throws NotReadyError until the database is prepared. Cheap: called on every request that touches the database. */
   assertReady: () => void;
-  /** Why the database is not ready yet, or undefined once it is. */
-  pendingReason: () => string | undefined;
+  /**
+   * Why the database is not ready yet, as a reason code for answers (`connecting`,
+   * `database_unreachable`, `database_refused`, `pooler_refused`), or undefined once it is. The
+   * database's own words go to the log only: a keyless /readyz must not publish them.
+   */
+  pendingReason: () => NotReadyReason | undefined;
   /** Stops retrying (on shutdown). */
   cancel(): void;
 }
 
+export type NotReadyReason = 'connecting' | 'database_unreachable' | 'database_refused' | 'pooler_refused';
+
 /**
  * Why the database cannot be used, as it is: unreachable (nothing answers), or answering and
  * refusing (a protocol or configuration error, such as a pooler refusing a startup parameter).
+ * `reason` is for answers; `text`, with the database's own words, for the log.
  */
-export function whyUnavailable(err: unknown): string {
+export function whyUnavailable(err: unknown): { reason: NotReadyReason; text: string } {
   const code = (err as { code?: string }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (code === '08P01')
-    return `the database, or a pooler in front of it, refused the connection: "${message}" (08P01, protocol violation); behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOL_MODE=transaction`;
-  if (code !== undefined && /^(08|28|3D|53|57)/.test(code)) return `the database refused the connection: "${message}" (${code})`;
-  return `the database is unreachable (${code ?? message})`;
+    return {
+      reason: 'pooler_refused',
+      text: `the database, or a pooler in front of it, refused the connection: "${message}" (08P01, protocol violation); behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOL_MODE=transaction`,
+    };
+  if (code !== undefined && /^(08|28|3D|53|57)/.test(code))
+    return { reason: 'database_refused', text: `the database refused the connection: "${message}" (${code})` };
+  return { reason: 'database_unreachable', text: `the database is unreachable (${code ?? message})` };
 }
 
 export interface PrepareOptions {
@@ -69,7 +80,7 @@ export interface PrepareOptions {
  */
 export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: PrepareOptions): DatabasePreparation {
   // Why the database is not ready yet; undefined once it is.
-  let reason: string | undefined = 'connecting to the database';
+  let reason: NotReadyReason | undefined = 'connecting';
   let cancelled = false;
   let timer: NodeJS.Timeout | undefined;
   const started = Date.now();
@@ -91,9 +102,11 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
         resolve(applied);
       } catch (err) {
         if (!isDatabaseUnavailable(err)) return reject(err instanceof Error ? err : new Error(String(err)));
-        reason = whyUnavailable(err);
+        const why = whyUnavailable(err);
+        reason = why.reason;
         // Once, then every 20th attempt (about every 10 s): the outage is visible without flooding the log.
-        if (attempts % 20 === 1) logger.warn({ attempts, code: (err as { code?: string }).code }, `${reason}: answering 503 and retrying`);
+        if (attempts % 20 === 1)
+          logger.warn({ attempts, code: (err as { code?: string }).code, reason }, `${why.text}: answering 503 and retrying`);
         if (!cancelled) timer = setTimeout(() => void attempt(), retryMs);
       }
     };
@@ -105,7 +118,7 @@ export function prepareDatabase(sql: Sql, { logger, onUnsafe, retryMs = 500 }: P
   return {
     done,
     assertReady: () => {
-      if (reason !== undefined) throw new NotReadyError(`The service is starting: ${reason}; retry shortly`);
+      if (reason !== undefined) throw new NotReadyError(`The service is starting (${reason}); retry shortly`);
     },
     pendingReason: () => reason,
     cancel() {

@@ -12,7 +12,8 @@ import type { OperationId } from '../../src/handlers/types';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';
-import { type Sql, connect, onlyRow } from '../../src/store/db';
+import { type Sql, connect, onlyRow, queriesInFlight } from '../../src/store/db';
+import { type Metrics, createMetrics } from '../../src/ops/metrics';
 import { migrate } from '../../src/store/migrate';
 import { type RateLimit, type RateLimiter, createRateLimiter } from '../../src/store/rateLimits';
 import { type TestDatabase, freshDatabase } from './databases';
@@ -46,6 +47,8 @@ export interface TestApp {
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
+  /** The app's metrics (what its GET /metrics, or METRICS_PORT's app, shows). */
+  metrics: Metrics;
   /** The app's rate limiter, when it has one: flush() gives back the requests it reserved and did not spend, as production does at shutdown. */
   rateLimiter: RateLimiter | undefined;
   /** The JSON lines the app logged so far, parsed: what an operator's log pipeline would read. */
@@ -61,6 +64,8 @@ export async function startTestApp(
   options: {
     apiKeys?: string[];
     metricsToken?: string;
+    /** As with METRICS_PORT set: the app serves no /metrics. */
+    metricsOnOwnPort?: boolean;
     rateLimit?: RateLimit | 'off';
     corsOrigins?: string[] | '*';
     /** How long a request's database work may take (default: production's). */
@@ -78,6 +83,7 @@ export async function startTestApp(
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
+  const metrics = createMetrics({ queriesInFlight });
   const served = options.stubs?.length
     ? { ...handlers, ...Object.fromEntries(options.stubs.map((op) => [op, notImplemented(op)])) }
     : handlers;
@@ -88,6 +94,8 @@ export async function startTestApp(
     apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY],
     logging,
     metricsToken: options.metricsToken,
+    metrics,
+    metricsOnOwnPort: options.metricsOnOwnPort,
     rateLimiter,
     validateResponses: 'enforce',
     corsOrigins: options.corsOrigins,
@@ -99,6 +107,7 @@ export async function startTestApp(
     spec,
     api: contractClient(app, checker),
     sql,
+    metrics,
     rateLimiter,
     logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
