@@ -56,11 +56,10 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     await page.waitForSelector('.opblock');
     // The selected server is this one, relative to the page; the spec's stay offered after it.
     expect(await page.locator('.servers select').first().inputValue()).toBe('/v1');
+    // The spec's servers marked x-internal (staging, local development) are not published.
     expect(await page.locator('.servers select').first().locator('option').allTextContents()).toEqual([
       '/v1 - This server (the origin this page was loaded from)',
       'https://api.animal-store.example/v1 - Production',
-      'https://staging.api.animal-store.example/v1 - Staging',
-      'http://127.0.0.1:3000/v1 - Local development (`npm start`)',
     ]);
 
     await page.locator('button.authorize').first().click();
@@ -164,5 +163,37 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
 
   test('when a web app on an origin not listed calls the API, then the browser blocks it', async () => {
     expect(await callFrom(other.origin)).toEqual({ error: 'TypeError: Failed to fetch' });
+  });
+
+  test('when a page on another origin frames /docs/, then the browser refuses to show it there (frame-ancestors none)', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${other.origin}/`);
+      const framed = await page.evaluate(
+        (src) =>
+          new Promise<string>((resolve) => {
+            const frame = document.createElement('iframe');
+            frame.src = src;
+            frame.onload = () => {
+              // A framed page the browser blocked is not the page: same-origin access to it fails or shows an error document.
+              try {
+                resolve(frame.contentDocument?.title ?? 'blocked');
+              } catch {
+                resolve('blocked');
+              }
+            };
+            document.body.append(frame);
+          }),
+        `${api.origin}/docs/`,
+      );
+      expect(framed).not.toBe('Animal Store API reference');
+      // Chromium puts its error page where a refused frame would be, and never loads the reference page there.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const children = page.frames().filter((f) => f !== page.mainFrame());
+      expect(children.map((f) => f.url())).toEqual(['chrome-error://chromewebdata/']);
+      for (const f of children) expect(await f.locator('.opblock').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
+import { isMap, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import { specPath } from '../paths';
 import { bundleSpec } from './bundle';
 
@@ -34,8 +35,15 @@ export interface OperationFacts {
 }
 
 export interface Spec {
-  /** The document as served at /openapi.yaml: the file exactly as written, or the bundle of a split spec. */
+  /** The document as written: the file's text, or the bundle of a split spec. */
   yamlText: string;
+  /**
+   * What is published (/openapi.yaml, /openapi.json, the reference page): the document without
+   * the servers marked `x-internal: true` (staging, local development), as YAML keeping the
+   * file's comments and layout, and as a value.
+   */
+  publicYamlText: string;
+  publicDocument: OpenAPIV3.Document;
   /** The files the spec was read from, spec/openapi.yaml first. */
   files: string[];
   document: OpenAPIV3.Document;
@@ -147,6 +155,19 @@ function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject |
   return { type: schema.type, nullable: schema.nullable === true };
 }
 
+/** The YAML text without the servers marked `x-internal: true`, wherever a `servers` list stands (an anchored list once, for each alias). */
+function withoutInternalServers(yamlText: string): string {
+  const doc = parseDocument(yamlText);
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || pair.key.value !== 'servers' || !isSeq(pair.value)) return;
+      const list = pair.value;
+      list.items = list.items.filter((server) => !(isMap(server) && server.get('x-internal') === true));
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
+}
+
 /** Reads spec/openapi.yaml (and the files it refers to, bundled) and derives, once, everything the server takes from it. */
 export async function loadSpec(file = specPath): Promise<Spec> {
   const bundle = await bundleSpec(file);
@@ -199,7 +220,9 @@ export async function loadSpec(file = specPath): Promise<Spec> {
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  return { yamlText, files, document, apiRoot, operations, keylessPaths, routingDocument };
+  const publicYamlText = withoutInternalServers(yamlText);
+  const publicDocument = parse(publicYamlText) as OpenAPIV3.Document;
+  return { yamlText, publicYamlText, publicDocument, files, document, apiRoot, operations, keylessPaths, routingDocument };
 }
 
 /** Fails, naming them, when the spec's operations and the handlers do not pair up one to one. */

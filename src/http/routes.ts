@@ -37,7 +37,7 @@ export function metricsRoute(metrics: Metrics, token: string | undefined, open: 
  * after it. /openapi.yaml and /openapi.json serve the spec itself, unchanged.
  */
 export function referencePageDocument(spec: Spec): Spec['document'] {
-  const doc = structuredClone(spec.document);
+  const doc = structuredClone(spec.publicDocument);
   const here = (url: string) => ({ url, description: 'This server (the origin this page was loaded from)' });
   doc.servers = [here(spec.apiRoot), ...(doc.servers ?? [])];
   for (const item of Object.values(doc.paths ?? {})) {
@@ -49,11 +49,12 @@ export function referencePageDocument(spec: Spec): Spec['document'] {
 /** The contract this server runs, and a reference page for it: public, outside the API root. */
 export function contractRoutes(spec: Spec): Router {
   const router = express.Router({ caseSensitive: true });
+  // The published contract: without the servers marked x-internal.
   router.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(spec.yamlText);
+    res.type('application/yaml').send(spec.publicYamlText);
   });
   router.get('/openapi.json', (_req, res) => {
-    res.json(spec.document);
+    res.json(spec.publicDocument);
   });
   // Swagger UI from swagger-ui-dist, served from here: the page needs no internet. Loaded on the
   // first request for it: swagger-ui-dist parses a megabyte bundle when required, about 80 ms of
@@ -69,8 +70,20 @@ export function contractRoutes(spec: Spec): Router {
       pageRoutes.get('/docs/', swaggerUi.setup(page as never, ui));
       return pageRoutes;
     }));
-  // swagger-ui-express answers any path ending in /package.json itself, in text/plain: those go to notFound instead.
-  router.use('/docs', ((req, _res, next) => next(req.path.endsWith('/package.json') ? 'router' : undefined)) satisfies RequestHandler);
+  router.use('/docs', ((req, res, next) => {
+    // The page is where users paste their key: no other site may frame it (clickjacking).
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    res.setHeader('X-Frame-Options', 'DENY');
+    // Only the page and its assets; the rest of swagger-ui-dist's folder (package.json, README.md,
+    // its own index.html) goes to notFound. Decoded first, so that `package%2ejson` is package.json.
+    let path: string;
+    try {
+      path = decodeURIComponent(req.path);
+    } catch {
+      return next('router');
+    }
+    next(path === '/' || /^\/[A-Za-z0-9._-]+\.(?:js|css|png|map)$/.test(path) ? undefined : 'router');
+  }) satisfies RequestHandler);
   router.use(((req, res, next) => {
     if (!req.path.startsWith('/docs')) return next();
     loadDocs().then((pageRoutes) => pageRoutes(req, res, next), next);
