@@ -35,8 +35,11 @@ export interface paths {
         /**
          * Readiness
          * @description The service can serve requests: the database answers and every migration this
-         *     build knows is applied. Otherwise 503, so that a load balancer sends traffic elsewhere.
-         *     Served at the root of the host (`/readyz`) and under the API root (`/v1/readyz`), without a key.
+         *     build knows is applied. Otherwise 503, so that a load balancer sends traffic elsewhere;
+         *     its message gives the reason as a code (`connecting`, `database_unreachable`,
+         *     `database_refused`, `pooler_refused`, `migrations_pending`), never the database's own
+         *     words (they are in the service's log). Served at the root of the host (`/readyz`) and
+         *     under the API root (`/v1/readyz`), without a key.
          */
         get: operations["getReadiness"];
         put?: never;

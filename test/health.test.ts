@@ -31,7 +31,7 @@ describe('probes: GET /healthz and GET /readyz, at the root and under /v1, witho
       const res = await t.api.get('/readyz').expect(503);
       expect(res.body).toEqual({
         code: 'service_unavailable',
-        message: `Migrations pending: the database is at ${m.version - 1}, this build needs ${m.version}`,
+        message: `Not ready: migrations_pending (the database is at ${m.version - 1}, this build needs ${m.version})`,
         status: 503,
       });
       expect(res.headers['retry-after']).toBe('1');
