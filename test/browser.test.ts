@@ -169,24 +169,14 @@ async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
     const page = await browser.newPage();
     try {
       await page.goto(`${other.origin}/`);
-      const framed = await page.evaluate(
-        (src) =>
-          new Promise<string>((resolve) => {
-            const frame = document.createElement('iframe');
-            frame.src = src;
-            frame.onload = () => {
-              // A framed page the browser blocked is not the page: same-origin access to it fails or shows an error document.
-              try {
-                resolve(frame.contentDocument?.title ?? 'blocked');
-              } catch {
-                resolve('blocked');
-              }
-            };
-            document.body.append(frame);
-          }),
-        `${api.origin}/docs/`,
-      );
-      expect(framed).not.toBe('Animal Store API reference');
+      // Run in the page (a string: this file is compiled without the DOM's types). The frame's load
+      // event fires for the error page Chromium shows in place of a refused one too.
+      await page.evaluate(`new Promise((resolve) => {
+        const frame = document.createElement('iframe');
+        frame.onload = () => resolve();
+        frame.src = ${JSON.stringify(`${api.origin}/docs/`)};
+        document.body.append(frame);
+      })`);
       // Chromium puts its error page where a refused frame would be, and never loads the reference page there.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const children = page.frames().filter((f) => f !== page.mainFrame());
