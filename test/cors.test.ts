@@ -93,9 +93,10 @@ describe('the reference page and its paths', () => {
   });
   afterAll(() => t.close());
 
-  test("when the reference page's document is built, then it lists this server first, relative to the page (/v1, and / for the probes), then the spec's", () => {
+  test("when the reference page's document is built, then it lists this server first, relative to the page (/v1, and / for the probes), then the spec's public ones", () => {
     const page = referencePageDocument(t.spec) as any;
-    const doc = t.spec.document as any;
+    const doc = t.spec.publicDocument as any;
+    expect(JSON.stringify(page)).not.toContain('"x-internal":true');
     expect(page.servers).toEqual([{ url: '/v1', description: 'This server (the origin this page was loaded from)' }, ...doc.servers]);
     expect(page.paths['/healthz'].servers).toEqual([
       { url: '/', description: 'This server (the origin this page was loaded from)' },
@@ -104,9 +105,9 @@ describe('the reference page and its paths', () => {
     expect(page.paths['/pets'].servers).toBeUndefined();
   });
 
-  test('when the contract is fetched, then it is the spec itself', async () => {
-    expect((await supertest(t.app).get('/openapi.yaml').expect(200)).text).toBe(t.spec.yamlText);
-    expect(parse(t.spec.yamlText).servers).toEqual((t.spec.document as any).servers);
+  test('when the contract is fetched, then it is the spec as published (its internal servers left out)', async () => {
+    expect((await supertest(t.app).get('/openapi.yaml').expect(200)).text).toBe(t.spec.publicYamlText);
+    expect(parse(t.spec.publicYamlText).servers).toEqual((t.spec.publicDocument as any).servers);
   });
 
   test.each([

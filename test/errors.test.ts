@@ -31,6 +31,10 @@ describe('toHttpError', () => {
 
   test.each([
     ['a 5xx from a library', refusal(502)],
+    [
+      'an error of ours that names a 4xx status without being a refusal (a reply that broke the contract)',
+      Object.assign(new Error('x'), { status: 404 }),
+    ],
     ['a TypeError', new TypeError('x is undefined')],
     ['a string', 'thrown text'],
     ['undefined', undefined],

@@ -57,10 +57,12 @@ export function toHttpError(err: unknown): HttpError {
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
   if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
-  // A library's refusal of the request (http-errors, as express and its body parsers raise them):
-  // a 4xx with its message when it chose to expose it, as the Error body; never a 500.
-  const e = err as { status?: unknown; expose?: unknown; message?: unknown };
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+  // A library's refusal of the request (http-errors, as express and its body parsers raise them:
+  // `status`, `statusCode` and `expose`): a 4xx with its message when it chose to expose it, as
+  // the Error body; never a 500. Our own errors that carry a status (a reply that broke the
+  // contract names the reply's) are not requests refused.
+  const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown };
+  if (typeof e?.status === 'number' && e.statusCode === e.status && typeof e.expose === 'boolean' && e.status >= 400 && e.status < 500) {
     const [status, code] = CLIENT_ERRORS[e.status] ?? [400, 'bad_request'];
     return new HttpError(status, code, e.expose === true && typeof e.message === 'string' ? e.message : 'The request was refused');
   }
