@@ -241,6 +241,12 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logging = createLogging({ level: config.logLevel });
   const { logger } = logging;
+  // A fault nothing handled ends the process, as Node would end it, but as one JSON line an operator's
+  // log pipeline reads, saying whether it was a thrown error or a rejected promise (and the line is flushed).
+  process.on('uncaughtException', (err, origin) => {
+    logger.fatal({ err, origin }, `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: exiting`);
+    process.exit(1);
+  });
   const spec = await loadSpec();
   // The primary (or the single process) says it once; workers were forked after it did.
   if (!cluster.isWorker) checkStubs(config, logger);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -145,6 +145,39 @@ describe('the server process (npm start)', () => {
       reap(server.child);
     }
   }, 60_000);
+
+  test.each([
+    ['a thrown error', 'setTimeout(() => { throw new Error("boom: thrown") }, 1500)', 'uncaughtException', 'uncaught exception: exiting'],
+    [
+      'a rejected promise',
+      'setTimeout(() => { Promise.reject(new Error("boom: rejected")) }, 1500)',
+      'unhandledRejection',
+      'unhandled rejection: exiting',
+    ],
+  ])(
+    'when %s is left unhandled, then one fatal JSON line says what and where, and the process exits 1',
+    async (_what, code, origin, msg) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-fault-'));
+      writeFileSync(path.join(dir, 'fault.js'), code);
+      const s = spawnServer({
+        ...dbEnv(),
+        API_KEYS: 'fault-key-0123456789abcdef',
+        NODE_OPTIONS: `--require ${path.join(dir, 'fault.js')}`,
+      });
+      expect(await s.exit).toBe(1);
+      const fatal = s
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, any>)
+        .find((l) => l.level === 60);
+      expect(fatal).toMatchObject({
+        msg,
+        origin,
+        err: { message: expect.stringContaining('boom'), stack: expect.stringContaining('fault.js') },
+      });
+    },
+  );
 
   test('when the configuration is invalid, then it exits 1 and names every problem', async () => {
     const s = spawnServer({ PORT: 'eighty', API_KEYS: 'short', DATABASE_URL: 'mysql://x' });
