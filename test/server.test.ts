@@ -165,6 +165,7 @@ describe('the server process (npm start)', () => {
         NODE_OPTIONS: `--require ${path.join(dir, 'fault.js')}`,
       });
       expect(await s.exit).toBe(1);
+      rmSync(dir, { recursive: true, force: true });
       const fatal = s
         .output()
         .split('\n')
