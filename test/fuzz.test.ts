@@ -370,17 +370,22 @@ const encodedBody = fc
     return { coding, body };
   });
 
+/** A createPet request with this body text, built to succeed when `valid`. */
+const postText =
+  (why: string) =>
+  ({ text, valid }: { text: string; valid: boolean }): Generated => ({
+    method: 'POST',
+    path: '/v1/pets',
+    headers: bodyHeaders(),
+    body: Buffer.from(text),
+    expect: valid ? 'success' : 'client-error',
+    why,
+  });
+
 const createRequest: fc.Arbitrary<Generated> = fc.oneof(
   {
     weight: 1,
-    arbitrary: deeplyNested.map(({ text, valid }) => ({
-      method: 'POST',
-      path: '/v1/pets',
-      headers: bodyHeaders(),
-      body: Buffer.from(text),
-      expect: valid ? ('success' as const) : ('client-error' as const),
-      why: 'createPet, nested deep',
-    })),
+    arbitrary: deeplyNested.map(postText('createPet, nested deep')),
   },
   {
     weight: 1,
@@ -428,25 +433,11 @@ const createRequest: fc.Arbitrary<Generated> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: propertyEncoded.map(([text, valid]) => ({
-      method: 'POST',
-      path: '/v1/pets',
-      headers: bodyHeaders(),
-      body: Buffer.from(text),
-      expect: valid ? ('success' as const) : ('client-error' as const),
-      why: 'createPet, a property encoded as JSON text',
-    })),
+    arbitrary: propertyEncoded.map(([text, valid]) => postText('createPet, a property encoded as JSON text')({ text, valid })),
   },
   {
     weight: 1,
-    arbitrary: duplicatedKeys.map(({ text, valid }) => ({
-      method: 'POST',
-      path: '/v1/pets',
-      headers: bodyHeaders(),
-      body: Buffer.from(text),
-      expect: valid ? ('success' as const) : ('client-error' as const),
-      why: 'createPet, a key repeated',
-    })),
+    arbitrary: duplicatedKeys.map(postText('createPet, a key repeated')),
   },
   {
     weight: 1,
