@@ -9,7 +9,7 @@ import { requireValidHost } from './http/host';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
-import { type Metrics, type ReplicaMetrics, createMetrics } from './ops/metrics';
+import { type Metrics, createMetrics } from './ops/metrics';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import type { RateLimiter } from './store/rateLimits';
@@ -23,7 +23,7 @@ export interface AppDeps {
   logging: Logging;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
-  /** The metrics served (main.ts shares them with the metrics port); made here when absent. */
+  /** The metrics served (main.ts makes them, with the read replica's state, and shares them with METRICS_PORT); made here when absent. */
   metrics?: Metrics;
   /** METRICS_PORT is set: /metrics is served there (createMetricsApp), and not on this app at all. */
   metricsOnOwnPort?: boolean;
@@ -35,8 +35,6 @@ export interface AppDeps {
   validateResponses?: ResponseValidation;
   /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
   corsOrigins?: readonly string[] | '*';
-  /** DATABASE_REPLICA_URL: the read replica's state, for /metrics. */
-  replica?: () => ReplicaMetrics;
 }
 
 /** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
@@ -50,7 +48,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
   const backend = await createBackend(spec);
-  const metrics = deps.metrics ?? createMetrics({ queriesInFlight, replica: deps.replica });
+  const metrics = deps.metrics ?? createMetrics({ queriesInFlight });
 
   const app = express();
   app.set('case sensitive routing', true);

@@ -105,7 +105,6 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     rateLimiter,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
-    replica: reads && (() => reads.status()),
   });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);

@@ -3,7 +3,7 @@ import { createApp } from '../src/app';
 import { loadSpec } from '../src/contract/spec';
 import { withStores } from '../src/handlers';
 import { createStores } from '../src/store';
-import { createRateLimiter } from '../src/store/rateLimits';
+import { type RateLimiter, createRateLimiter } from '../src/store/rateLimits';
 import { ContractChecker } from '../src/contract/responses';
 import {
   API_KEY,
@@ -148,16 +148,18 @@ describe('rate limiting under concurrent bursts', () => {
   let b: TestApp;
   let second: { origin: string; close(): Promise<void> };
   let first: { origin: string; close(): Promise<void> };
+  let secondLimiter: RateLimiter;
   beforeAll(async () => {
     b = await startTestApp({ apiKeys: keys, rateLimit: LONG });
     first = await listenOnLoopback(b.app);
     const { logging } = captureLogs('silent');
+    secondLimiter = createRateLimiter(b.sql, LONG, logging.logger);
     const app = await createApp({
       spec: b.spec,
       apiKeys: keys,
       handlers: withStores(createStores(b.sql, { idempotencyTtlSeconds: 86_400 })),
       logging,
-      rateLimiter: createRateLimiter(b.sql, LONG, logging.logger),
+      rateLimiter: secondLimiter,
     });
     second = await listenOnLoopback(app);
   });
@@ -185,6 +187,9 @@ describe('rate limiting under concurrent bursts', () => {
     // Every reservation is granted out of what the window has left: never more than the limit. Each
     // instance has requests waiting until the window is spent, so it spends every token it got.
     expect(passed).toBe(BURST_LIMIT);
+    // The count in the database is what was spent: the part of a reservation that was not granted went back.
+    await Promise.all([b.rateLimiter?.flush(0), secondLimiter.flush(0)]);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(keys[1] as string)}`).toEqual([{ count: BURST_LIMIT }]);
   });
 
   test('when a process holds requests it reserved and the key goes quiet there, then it gives them back and another instance spends them', async () => {

@@ -34,7 +34,7 @@ export function metricsRoute(metrics: Metrics, token: string | undefined, open: 
  * The document the reference page shows: the spec, with this server first in every server list
  * as a relative URL (`/v1`, and `/` for the probes), so that "Try it out" calls the origin the page
  * was loaded from, whatever host, port or proxy is in front. The spec's own servers stay listed
- * after it. /openapi.yaml and /openapi.json serve the spec itself, unchanged.
+ * after it (its public ones: those marked x-internal are left out, as from /openapi.yaml and /openapi.json).
  */
 export function referencePageDocument(spec: Spec): Spec['document'] {
   const doc = structuredClone(spec.publicDocument);
