@@ -3,7 +3,7 @@
  * One handler per operationId, from src/handlers/<operationId>.ts. The type check fails when one
  * is missing, or its input or replies disagree with the spec's types (generated/openapi.ts).
  */
-import type { OperationHandler, OperationId } from '../src/handlers/types';
+import type { OperationHandler, OperationId } from '../src/contract/handlers';
 import { getHealth } from '../src/handlers/getHealth';
 import { getReadiness } from '../src/handlers/getReadiness';
 import { listPets } from '../src/handlers/listPets';

@@ -2,14 +2,15 @@ import express from 'express';
 import { createBackend } from './contract/backend';
 import type { ResponseValidation } from './contract/replies';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
-import type { HandlerMap } from './handlers/types';
+import type { HandlerMap } from './contract/handlers';
 import { corsMiddleware } from './http/cors';
-import { errorMiddleware } from './http/errors';
+import { errorMiddleware } from './http/reply';
 import { requireValidHost } from './http/host';
 import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
+import { replyViolationReport } from './ops/replyViolations';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import type { RateLimiter } from './store/rateLimits';
@@ -60,7 +61,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.use(requireValidHost);
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
   if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
-  // The API and the probes: everything the spec describes.
+  // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.
   app.use(
     createApiPipeline({
       spec,
@@ -70,14 +71,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       rateLimiter: deps.rateLimiter,
       deadlineMs: deps.deadlineMs,
       validateResponses: deps.validateResponses,
-      // A reply that breaks the contract: one line naming the operation, the status and the first schema errors, and a count.
-      onReplyViolation: ({ operationId, status, errors }, res) => {
-        metrics.replyViolation(operationId, status);
-        deps.logging.logger.error(
-          { req: { id: res.getHeader('X-Request-Id') }, operationId, status, errors, validateResponses: deps.validateResponses },
-          `${operationId}'s ${status} reply breaks the contract${deps.validateResponses === 'enforce' ? '; answered 500 instead' : ''}`,
-        );
-      },
+      onReplyViolation: replyViolationReport(metrics, deps.logging.logger, deps.validateResponses ?? 'off'),
     }),
   );
   // Outside the contract: metrics, the contract itself and its reference page.

@@ -117,6 +117,35 @@ export class ConfigError extends Error {
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const MIN_API_KEY_LENGTH = 16;
 
+/** API_KEYS: comma-separated bearer keys; unset, one random key for this run (printed by the banner). */
+function apiKeysOf(value: string | undefined, problems: string[]): { apiKeys: string[]; apiKeyGenerated: boolean } {
+  if (value === undefined) return { apiKeys: [randomBytes(24).toString('base64url')], apiKeyGenerated: true };
+  const entries = value.split(',').map((k) => k.trim());
+  entries.forEach((key, i) => {
+    const which = `API_KEYS entry ${i + 1}`;
+    if (key === '') problems.push(`${which} is empty`);
+    else if (!TOKEN.test(key))
+      problems.push(`${which} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
+    else if (key.length < MIN_API_KEY_LENGTH) problems.push(`${which} is shorter than ${MIN_API_KEY_LENGTH} characters`);
+  });
+  return { apiKeys: entries, apiKeyGenerated: false };
+}
+
+/** The pool and the read replica: DATABASE_POOL_SIZE, DATABASE_POOL_MODE, DATABASE_REPLICA_URL and its lag bound. */
+function poolOf(env: NodeJS.ProcessEnv, problems: string[]) {
+  const databasePoolSize = integerVar(env, 'DATABASE_POOL_SIZE', 10, 1, 1000, problems);
+  const databasePoolMode = (env.DATABASE_POOL_MODE ?? 'session') as PoolMode;
+  if (databasePoolMode !== 'session' && databasePoolMode !== 'transaction')
+    problems.push(`DATABASE_POOL_MODE must be session or transaction, got ${JSON.stringify(env.DATABASE_POOL_MODE)}`);
+  const databaseReplicaUrl = env.DATABASE_REPLICA_URL;
+  if (databaseReplicaUrl !== undefined) {
+    if (env.DATABASE_URL === undefined) problems.push('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica');
+    problems.push(...postgresUrlProblems('DATABASE_REPLICA_URL', databaseReplicaUrl));
+  }
+  const databaseReplicaMaxLagMs = integerVar(env, 'DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 600_000, problems);
+  return { databasePoolSize, databasePoolMode, databaseReplicaUrl, databaseReplicaMaxLagMs };
+}
+
 /** The only reader of the environment. Names every problem at once. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const problems: string[] = [];
@@ -132,37 +161,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const pgliteDataDir = env.PGLITE_DATA_DIR === undefined ? embeddedDataDir : path.resolve(env.PGLITE_DATA_DIR);
   if (env.PGLITE_DATA_DIR === '') problems.push('PGLITE_DATA_DIR is set but empty');
 
-  let apiKeys: string[] = [];
-  let apiKeyGenerated = false;
-  if (env.API_KEYS === undefined) {
-    apiKeys = [randomBytes(24).toString('base64url')];
-    apiKeyGenerated = true;
-  } else {
-    const entries = env.API_KEYS.split(',').map((k) => k.trim());
-    entries.forEach((key, i) => {
-      const which = `API_KEYS entry ${i + 1}`;
-      if (key === '') problems.push(`${which} is empty`);
-      else if (!TOKEN.test(key))
-        problems.push(`${which} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
-      else if (key.length < MIN_API_KEY_LENGTH) problems.push(`${which} is shorter than ${MIN_API_KEY_LENGTH} characters`);
-    });
-    apiKeys = entries;
-  }
+  const { apiKeys, apiKeyGenerated } = apiKeysOf(env.API_KEYS, problems);
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.LOG_LEVEL)}`);
 
-  const databasePoolSize = integerVar(env, 'DATABASE_POOL_SIZE', 10, 1, 1000, problems);
-  const databasePoolMode = (env.DATABASE_POOL_MODE ?? 'session') as PoolMode;
-  if (databasePoolMode !== 'session' && databasePoolMode !== 'transaction')
-    problems.push(`DATABASE_POOL_MODE must be session or transaction, got ${JSON.stringify(env.DATABASE_POOL_MODE)}`);
-  const databaseReplicaUrl = env.DATABASE_REPLICA_URL;
-  if (databaseReplicaUrl !== undefined) {
-    if (env.DATABASE_URL === undefined) problems.push('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica');
-    problems.push(...postgresUrlProblems('DATABASE_REPLICA_URL', databaseReplicaUrl));
-  }
-  const databaseReplicaMaxLagMs = integerVar(env, 'DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 600_000, problems);
+  const { databasePoolSize, databasePoolMode, databaseReplicaUrl, databaseReplicaMaxLagMs } = poolOf(env, problems);
 
   const webConcurrency = integerVar(env, 'WEB_CONCURRENCY', 1, 1, 64, problems);
   if (webConcurrency > 1 && env.DATABASE_URL === undefined)

@@ -2,12 +2,14 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import { createApp, createMetricsApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
+import { handlerFile } from './contract/handlers';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubOperations, withStores } from './handlers';
-import { handlerFile } from './handlers/stub';
 import { createHttpServer } from './http/server';
 import { type Logger, type Logging, createLogging } from './ops/logger';
+import { type DatabaseFacts, banner, describeDatabase } from './ops/banner';
 import { createMetrics } from './ops/metrics';
+import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
 import { type Sql, connect, queriesInFlight } from './store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
@@ -15,54 +17,41 @@ import { prepareDatabase } from './store/prepare';
 import { createReadRouter } from './store/replica';
 import { createRateLimiter } from './store/rateLimits';
 
-/** Exit status when the process refuses to serve (EX_CONFIG): an unsafe database or a migration conflict. */
-const EXIT_REFUSED = 78;
-
-/** `applied` undefined: the database has not answered yet. */
-function describeDatabase(config: Config, url: string, applied: number[] | undefined): string {
-  const u = new URL(url);
-  const where =
-    config.databaseUrl === undefined
-      ? `embedded PostgreSQL (PGlite), data in ${config.pgliteDataDir}`
-      : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
-  const pool =
-    config.databaseUrl === undefined
-      ? ''
-      : ` (pool of ${config.databasePoolSize} per process${config.databasePoolMode === 'transaction' ? ', for a transaction-mode pooler' : ''}${config.databaseReplicaUrl ? `; reads from the replica at ${new URL(config.databaseReplicaUrl).host} while it is within ${config.databaseReplicaMaxLagMs} ms` : ''})`;
-  if (applied === undefined) return `Database: ${where}${pool}, not reachable yet; answering 503 until it is`;
-  return `Database: ${where}${pool}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
-}
-
-/** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
-function banner(
-  logger: Logger,
-  spec: Spec,
-  config: Config,
-  { origin, metrics }: { origin: string; metrics: string | undefined },
-  database: string,
-  processes: number,
-): void {
-  const log = (msg: string) => logger.info(msg);
-  log(database);
-  if (config.apiKeyGenerated) {
-    log('API_KEYS is not set; this run accepts one generated key:');
-    log(`  Authorization: Bearer ${config.apiKeys[0]}`);
-    log(`Try: curl -H 'Authorization: Bearer ${config.apiKeys[0]}' ${origin}${spec.apiRoot}/pets`);
-  } else {
-    log(`Accepting the ${config.apiKeys.length} key(s) in API_KEYS`);
-  }
-  log(`API reference: ${origin}/docs/ (contract: ${origin}/openapi.yaml)`);
-  if (metrics !== undefined) log(`Metrics: ${metrics}/metrics (METRICS_PORT; not on ${origin})`);
-  log(
-    `Animal Store API ${spec.document.info.version} listening on ${origin}${spec.apiRoot}${processes > 1 ? ` (${processes} processes)` : ''}`,
-  );
-}
-
 const originOf = (config: Config, port: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 const portOf = (server: Server, fallback: number) => {
   const address = server.address();
   return typeof address === 'object' && address ? address.port : fallback;
 };
+
+/** The banner (src/ops/banner.ts) of this process, or of the primary for its workers. */
+function printBanner(
+  logger: Logger,
+  spec: Spec,
+  config: Config,
+  databaseUrl: string,
+  ports: Ports,
+  applied: number[] | undefined,
+  processes: number,
+) {
+  const database: DatabaseFacts = {
+    url: databaseUrl,
+    embeddedDataDir: config.databaseUrl === undefined ? config.pgliteDataDir : undefined,
+    poolSize: config.databasePoolSize,
+    poolMode: config.databasePoolMode,
+    replicaUrl: config.databaseReplicaUrl,
+    replicaMaxLagMs: config.databaseReplicaMaxLagMs,
+  };
+  banner(logger, {
+    title: spec.document.info.title,
+    version: spec.document.info.version,
+    apiRoot: spec.apiRoot,
+    keys: { count: config.apiKeys.length, generated: config.apiKeyGenerated ? config.apiKeys[0] : undefined },
+    origin: originOf(config, ports.port),
+    metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
+    database: describeDatabase(database, applied),
+    processes,
+  });
+}
 
 interface Serving {
   server: Server;
@@ -143,80 +132,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  // A worker tells the primary where it listens, and when it can serve, for the banner.
-  if (cluster.isWorker) {
-    process.send?.({ listening: { port: portOf(server, config.port), metricsPort: metricsServer && portOf(metricsServer, 0) } });
-    void preparation.done.then(
-      (applied) => process.send?.({ ready: applied }),
-      () => {},
-    );
-  }
   return { server, metricsServer, ready: preparation.done };
-}
-
-/**
- * WEB_CONCURRENCY > 1: this process forks the workers that serve (each migrates under the
- * migration lock, so they take turns) and stops them on SIGTERM.
- */
-function primary(config: Config, logger: Logger, spec: Spec, databaseUrl: string): void {
-  // Every worker accepts the same keys, the generated one included.
-  const env = { API_KEYS: config.apiKeys.join(',') };
-  const workers = Array.from({ length: config.webConcurrency }, () => cluster.fork(env));
-  let listening = 0;
-  // The banner, once every worker listens and has its database ready (or 2 s after they all listen, as for one process).
-  let ready = 0;
-  let applied: number[] = [];
-  let ports: { port: number; metricsPort?: number } | undefined;
-  let printed = false;
-  const printBanner = (applied: number[] | undefined) => {
-    if (printed || ports === undefined) return;
-    printed = true;
-    const where = {
-      origin: originOf(config, ports.port),
-      metrics: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
-    };
-    banner(logger, spec, config, where, describeDatabase(config, databaseUrl, applied), workers.length);
-  };
-  // Workers say where they listen (the API's port and METRICS_PORT's, shared by them all) and when their database is ready.
-  cluster.on('message', (_worker, message: { ready?: number[]; listening?: { port: number; metricsPort?: number } }) => {
-    if (message?.listening) {
-      listening += 1;
-      if (listening !== workers.length) return;
-      ports = message.listening;
-      if (ready >= workers.length) printBanner(applied);
-      else setTimeout(() => printBanner(undefined), 2_000).unref();
-      return;
-    }
-    if (!Array.isArray(message?.ready)) return;
-    ready += 1;
-    applied = message.ready;
-    if (ready >= workers.length) printBanner(applied);
-  });
-  let stopping = false;
-  cluster.on('exit', (worker, code, signal) => {
-    workers.splice(workers.indexOf(worker), 1);
-    if (code === EXIT_REFUSED && !stopping) {
-      // Another worker would refuse the same database: stop them all.
-      logger.fatal(`worker ${worker.process.pid} refused to serve; stopping`);
-      stopping = true;
-      process.exitCode = EXIT_REFUSED;
-      for (const w of workers) w.process.kill('SIGTERM');
-      if (workers.length === 0) process.exit(EXIT_REFUSED);
-    } else if (!stopping) {
-      logger.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-      workers.push(cluster.fork(env));
-    } else if (workers.length === 0) {
-      process.exit();
-    }
-  });
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal}: stopping ${workers.length} processes`);
-    for (const w of workers) w.process.kill('SIGTERM');
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /**
@@ -250,19 +166,15 @@ async function main(): Promise<void> {
   // The primary (or the single process) says it once; workers were forked after it did.
   if (!cluster.isWorker) checkStubs(config, logger);
 
-  if (cluster.isWorker) {
-    // Forked by the primary, which migrated the database and prints the banner.
-    await serve(
-      config,
-      logging,
-      spec,
-      connect(config.databaseUrl as string, { max: config.databasePoolSize, poolMode: config.databasePoolMode }),
-      undefined,
+  if (cluster.isPrimary && config.webConcurrency > 1) {
+    // The primary forks the workers that serve, and prints the banner for them (src/primary.ts).
+    runPrimary(config, logger, (ports, applied, processes) =>
+      printBanner(logger, spec, config, config.databaseUrl as string, ports, applied, processes),
     );
     return;
   }
-  if (config.webConcurrency > 1) return primary(config, logger, spec, config.databaseUrl as string);
 
+  // A serving process: the only one, or a worker the primary forked (with DATABASE_URL: the config requires it).
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {
@@ -272,13 +184,19 @@ async function main(): Promise<void> {
   // PGlite serves one session at a time; a real server gets a pool.
   const sql = connect(databaseUrl, embedded ? { max: 1 } : { max: config.databasePoolSize, poolMode: config.databasePoolMode });
   const { server, metricsServer, ready } = await serve(config, logging, spec, sql, embedded);
+  const ports = { port: portOf(server, config.port), metricsPort: metricsServer && portOf(metricsServer, 0) };
+  if (cluster.isWorker) {
+    // The primary prints the banner once every worker listens and has its database ready.
+    tellPrimary({ listening: ports });
+    ready.then(
+      (applied) => tellPrimary({ ready: applied }),
+      () => {},
+    );
+    return;
+  }
   // The banner waits a moment for the database, to say whether it is there.
   const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
-  const where = {
-    origin: originOf(config, portOf(server, config.port)),
-    metrics: metricsServer && originOf(config, portOf(metricsServer, 0)),
-  };
-  banner(logger, spec, config, where, describeDatabase(config, databaseUrl, applied), 1);
+  printBanner(logger, spec, config, databaseUrl, ports, applied, 1);
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-import type { OperationHandler } from './types';
+import type { OperationHandler } from '../contract/handlers';
 
 /** The draft writes the key as a structured-field string (`"abc"`); a bare `abc` is the same key. */
 function idempotencyKeyOf(raw: string): string {

@@ -1,4 +1,4 @@
-import { type OperationHandler, failure } from './types';
+import { type OperationHandler, failure } from '../contract/handlers';
 
 export const getPet: OperationHandler<'getPet'> = async ({ path, deadline }, { pets }) => {
   const pet = await pets.get(path.petId, deadline);

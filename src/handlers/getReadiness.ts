@@ -1,5 +1,5 @@
 import { NotReadyError } from '../store/errors';
-import type { OperationHandler } from './types';
+import type { OperationHandler } from '../contract/handlers';
 
 export const getReadiness: OperationHandler<'getReadiness'> = async ({ deadline }, { health }) => {
   // An unreachable database throws here, as does one still being prepared: 503 with Retry-After.

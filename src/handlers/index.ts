@@ -1,7 +1,7 @@
 import { handlers } from '../../generated/handlers';
 import type { Stores } from '../store';
 import { isStub } from './stub';
-import type { HandlerMap, OperationId } from './types';
+import type { HandlerMap, OperationId } from '../contract/handlers';
 
 /** One handler per operationId of the spec, registered by `npm run generate` (generated/handlers.ts). */
 export { handlers };

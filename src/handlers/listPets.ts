@@ -1,7 +1,7 @@
 import type { Deadline } from '../store/deadline';
 import { InvalidCursorError } from '../store/errors';
 import type { PetFilter, PetStore } from '../store/pets';
-import { type OperationHandler, type Reply, failure } from './types';
+import { type OperationHandler, type Reply, failure } from '../contract/handlers';
 
 /**
  * One page of the catalogue as listPets answers it: the animals, and when more follow, `Link`

@@ -1,7 +1,7 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { createBackend } from '../contract/backend';
 import { type Spec, resolve } from '../contract/spec';
-import type { HandlerMap, OperationId } from './types';
+import type { HandlerMap, OperationId } from '../contract/handlers';
 
 /**
  * The example of a success response's next-page link (a `Link` header whose example is

@@ -1,15 +1,4 @@
-import type { OperationHandler, OperationId } from './types';
-
-/** Thrown by a generated stub: the pipeline answers it with 501 `not_implemented`. */
-export class NotImplementedError extends Error {
-  constructor(readonly operationId: string) {
-    super(`${operationId} is not implemented yet: fill in ${handlerFile(operationId)}`);
-    this.name = 'NotImplementedError';
-  }
-}
-
-/** Where an operation's handler lives, relative to the project root. */
-export const handlerFile = (operationId: string) => `src/handlers/${operationId}.ts`;
+import { NotImplementedError, type OperationHandler, type OperationId } from '../contract/handlers';
 
 const stubs = new WeakSet<object>();
 

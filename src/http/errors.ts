@@ -1,9 +1,6 @@
-import type { ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import type { components } from '../../generated/openapi';
-import { NotImplementedError } from '../handlers/stub';
-import { errorMessage } from '../handlers/types';
-import { closeIfBodyLeft } from './connection';
+import { NotImplementedError, errorMessage } from '../contract/handlers';
 import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
 
 export type ErrorBody = components['schemas']['Error'];
@@ -78,30 +75,3 @@ export function keepCause(res: Response, failure: HttpError, cause: unknown): vo
 }
 
 export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: errorMessage(err.message), status: err.status });
-
-/**
- * Writes a JSON response with Node's own methods: what express's res.status().set().json()
- * sends (the same headers, UTF-8 charset, Content-Length, no body for HEAD) without its
- * per-response content-type negotiation and conversions, which cost a measurable share of a request.
- */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
-
-export function sendError(res: ServerResponse, err: HttpError): void {
-  sendJson(res, err.status, errorBody(err), err.headers);
-}
-
-/** express's last middleware: whatever escaped the routes leaves as the Error body. */
-export const errorMiddleware: ErrorRequestHandler = (err, req, res, next) => {
-  if (res.headersSent) return next(err);
-  closeIfBodyLeft(req, res);
-  const failure = toHttpError(err);
-  keepCause(res, failure, err);
-  sendError(res, failure);
-};

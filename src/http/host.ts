@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import { HttpError, sendError } from './errors';
+import { HttpError } from './errors';
+import { sendError } from './reply';
 
 // RFC 9110 §7.2 / RFC 3986 §3.2.2: Host = uri-host [ ":" port ]; uri-host is an IP literal in
 // brackets, or a reg-name (unreserved, percent-encoded, sub-delims; an IPv4 address is one).

@@ -4,7 +4,8 @@ import type { Spec } from '../contract/spec';
 import type { Metrics } from '../ops/metrics';
 import { challenge, createBearerAuth } from './auth';
 import { closeIfBodyLeft } from './connection';
-import { HttpError, sendError } from './errors';
+import { HttpError } from './errors';
+import { sendError } from './reply';
 
 /**
  * GET /metrics in Prometheus format, outside the API root. With a token (METRICS_TOKEN), only

@@ -86,7 +86,7 @@ const str = JSON.stringify;
 /**
  * `logger.info(fields, msg)` for the line written for every request, with the JSON built by a
  * template for these fields instead of pino's generic serializer, which costs several percent
- * of a request. The line is pino's, byte for byte (test/logs.test.ts compares them): its
+ * of a request. The line is pino's, byte for byte (test/component/ops/logs.test.ts compares them): its
  * destination, fields and time function are the ones the logger was made with, and its level
  * is read through the logger's public methods.
  */

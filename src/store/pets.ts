@@ -73,23 +73,82 @@ const IDEMPOTENCY_LOCK_SEED = 727_002;
 /** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
 export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id AS "categoryId", status`;
 
+/** The pet as stored, and the transaction that stored it (for commitWithin). */
+async function insertPet(q: TransactionSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
+  // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
+  const { xid, pid, ...pet } = onlyRow(
+    await q<(Pet & WriteTransaction)[]>`
+      INSERT INTO pets (name, category_id, status)
+      VALUES (${name}, ${categoryId}, ${status})
+      RETURNING ${petColumns(q)}, ${writeColumns(q)}`,
+    'INSERT INTO pets',
+  );
+  return { result: pet, wrote: { xid, pid } };
+}
+
+/**
+ * Keyset pagination: ids after the cursor's, in ascending order (the caller asks for one row more
+ * than the page, to learn whether another page follows). Both statements are index range scans
+ * (the primary key; pets_status_id_idx), so a page deep in the catalogue costs what the first does.
+ * Two statements rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
+ */
+function pageQuery(q: Sql, status: PetStatus | undefined, afterId: number, rows: number) {
+  return status === undefined
+    ? q<Pet[]>`
+        SELECT ${petColumns(q)}
+        FROM pets
+        WHERE id > ${afterId}
+        ORDER BY id
+        LIMIT ${rows}`
+    : q<Pet[]>`
+        SELECT ${petColumns(q)}
+        FROM pets
+        WHERE status = ${status} AND id > ${afterId}
+        ORDER BY id
+        LIMIT ${rows}`;
+}
+
+/**
+ * The pet and the record of its response, in one transaction: they commit together or not at all,
+ * so a crash or a 503 never leaves a key that replays nothing or a pet without its key. A key
+ * held by a request in flight is refused; one stored for another body is refused; one stored for
+ * this body replays the pet it created.
+ */
+async function insertOnce(
+  tx: TransactionSql,
+  pet: NewPet,
+  { owner, key, fingerprint }: IdempotentRequest,
+  ttlSeconds: number,
+): Promise<{ result: { pet: Pet; replayed: boolean }; wrote?: WriteTransaction }> {
+  const { locked } = onlyRow(
+    await tx<{ locked: boolean }[]>`
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
+    'pg_try_advisory_xact_lock',
+  );
+  if (!locked) throw new IdempotencyKeyInUseError();
+  const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
+    SELECT fingerprint, response
+    FROM idempotency_keys
+    WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
+  if (earlier) {
+    if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+    return { result: { pet: JSON.parse(earlier.response) as Pet, replayed: true } };
+  }
+  const { result: created, wrote } = await insertPet(tx, pet);
+  // An expired record of the same key is replaced.
+  await tx`
+    INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
+    VALUES (${owner}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${ttlSeconds}))
+    ON CONFLICT (owner, key) DO UPDATE
+      SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
+          created_at = now(), expires_at = EXCLUDED.expires_at`;
+  return { result: { pet: created, replayed: false }, wrote };
+}
+
 export function createPetStore(
   sql: Sql,
   { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql) }: PetStoreOptions,
 ): PetStore {
-  /** The pet as stored, and the transaction that stored it (for commitWithin). */
-  const insert = async (q: TransactionSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> => {
-    // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
-    const { xid, pid, ...pet } = onlyRow(
-      await q<(Pet & WriteTransaction)[]>`
-        INSERT INTO pets (name, category_id, status)
-        VALUES (${name}, ${categoryId}, ${status})
-        RETURNING ${petColumns(q)}, ${writeColumns(q)}`,
-      'INSERT INTO pets',
-    );
-    return { result: pet, wrote: { xid, pid } };
-  };
-
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
   const cursors = (deadline: Deadline | undefined) =>
@@ -109,28 +168,7 @@ export function createPetStore(
         if (position.status !== status) throw new InvalidCursorError({ status: position.status });
         afterId = position.afterId;
       }
-      // Keyset pagination: ids after the cursor's, in ascending order, one row more than the page
-      // to learn whether another page follows. Both statements are index range scans (the primary
-      // key; pets_status_id_idx), so a page deep in the catalogue costs what the first does. Two
-      // statements rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
-      const rows = await read((q) =>
-        withDeadline(
-          status === undefined
-            ? q<Pet[]>`
-                SELECT ${petColumns(q)}
-                FROM pets
-                WHERE id > ${afterId}
-                ORDER BY id
-                LIMIT ${limit + 1}`
-            : q<Pet[]>`
-                SELECT ${petColumns(q)}
-                FROM pets
-                WHERE status = ${status} AND id > ${afterId}
-                ORDER BY id
-                LIMIT ${limit + 1}`,
-          deadline,
-        ),
-      );
+      const rows = await read((q) => withDeadline(pageQuery(q, status, afterId, limit + 1), deadline));
       if (rows.length <= limit) return { pets: rows, next: undefined };
       const pets = rows.slice(0, limit);
       const last = pets[pets.length - 1] as Pet;
@@ -140,38 +178,13 @@ export function createPetStore(
     async create(pet, deadline) {
       assertReady();
       // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after.
-      return commitWithin(sql, deadline, (tx) => insert(tx, pet));
+      return commitWithin(sql, deadline, (tx) => insertPet(tx, pet));
     },
 
-    async createOnce(pet, { owner, key, fingerprint }, deadline) {
+    async createOnce(pet, once, deadline) {
       assertReady();
-      // One transaction: the pet and the record of its response commit together or not at
-      // all, so a crash or a 503 never leaves a key that replays nothing or a pet without its key.
-      return commitWithin<{ pet: Pet; replayed: boolean }>(sql, deadline, async (tx) => {
-        const { locked } = onlyRow(
-          await tx<{ locked: boolean }[]>`
-              SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
-          'pg_try_advisory_xact_lock',
-        );
-        if (!locked) throw new IdempotencyKeyInUseError();
-        const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
-            SELECT fingerprint, response
-            FROM idempotency_keys
-            WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
-        if (earlier) {
-          if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-          return { result: { pet: JSON.parse(earlier.response) as Pet, replayed: true } };
-        }
-        const { result: created, wrote } = await insert(tx, pet);
-        // An expired record of the same key is replaced.
-        await tx`
-            INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
-            VALUES (${owner}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${idempotencyTtlSeconds}))
-            ON CONFLICT (owner, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
-                  created_at = now(), expires_at = EXCLUDED.expires_at`;
-        return { result: { pet: created, replayed: false }, wrote };
-      });
+      // One transaction for the pet and the record of its response (insertOnce).
+      return commitWithin(sql, deadline, (tx) => insertOnce(tx, pet, once, idempotencyTtlSeconds));
     },
 
     async get(id, deadline) {

@@ -48,6 +48,36 @@ interface Counter {
   reserving?: Promise<void>;
 }
 
+/** A window's count in the database (rate_limit_counts): reservations added to it, and what goes back subtracted. */
+function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: (err: unknown, what: string) => void) {
+  /** Subtracts `n` from the window's count: unspent tokens, or the part of a reservation that was not granted. */
+  const subtract = (owner: string, window: number, n: number, deadline?: Deadline) =>
+    withDeadline(
+      sql`UPDATE rate_limit_counts SET count = count - ${n} WHERE owner = ${owner} AND window_start = ${window * windowSeconds}`,
+      deadline,
+    );
+
+  /** Adds `want` to the window's count; returns the count after it and what was granted. */
+  const reserve = async (owner: string, window: number, want: number, deadline?: Deadline) => {
+    const rows = await withDeadline(
+      sql<{ count: number }[]>`
+        INSERT INTO rate_limit_counts (owner, window_start, count)
+        VALUES (${owner}, ${window * windowSeconds}, ${want})
+        ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
+        RETURNING count`,
+      deadline,
+    );
+    const { count } = onlyRow(rows, 'INSERT INTO rate_limit_counts');
+    const granted = Math.min(want, Math.max(0, limit - (count - want)));
+    if (granted === want) return { count, granted };
+    // The part not granted goes back at once, so that the count stays what was granted (a key over its
+    // limit would otherwise grow it with every request, and tokens given back later could not be spent).
+    await subtract(owner, window, want - granted, deadline).catch((err: unknown) => warn(err, 'could not correct a count'));
+    return { count: count - (want - granted), granted };
+  };
+  return { reserve, subtract };
+}
+
 /**
  * Fixed windows per API key, counted in PostgreSQL, where every instance takes its share of the
  * window's requests before spending it: a request spends a token its process reserved, and a
@@ -79,31 +109,7 @@ export function createRateLimiter(
     logger.warn({ err }, `rate limiter: ${what}`);
   };
 
-  /** Subtracts `n` from the window's count: unspent tokens, or the part of a reservation that was not granted. */
-  const subtract = (owner: string, window: number, n: number, deadline?: Deadline) =>
-    withDeadline(
-      sql`UPDATE rate_limit_counts SET count = count - ${n} WHERE owner = ${owner} AND window_start = ${window * windowSeconds}`,
-      deadline,
-    );
-
-  /** Adds `want` to the window's count; returns the count after it and what was granted. */
-  const reserveInDatabase = async (owner: string, window: number, want: number, deadline?: Deadline) => {
-    const rows = await withDeadline(
-      sql<{ count: number }[]>`
-        INSERT INTO rate_limit_counts (owner, window_start, count)
-        VALUES (${owner}, ${window * windowSeconds}, ${want})
-        ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
-        RETURNING count`,
-      deadline,
-    );
-    const { count } = onlyRow(rows, 'INSERT INTO rate_limit_counts');
-    const granted = Math.min(want, Math.max(0, limit - (count - want)));
-    if (granted === want) return { count, granted };
-    // The part not granted goes back at once, so that the count stays what was granted (a key over its
-    // limit would otherwise grow it with every request, and tokens given back later could not be spent).
-    await subtract(owner, window, want - granted, deadline).catch((err: unknown) => warn(err, 'could not correct a count'));
-    return { count: count - (want - granted), granted };
-  };
+  const counts = windowCounts(sql, limit, windowSeconds, warn);
 
   // Requests arriving while a reservation is in flight wait for it, within its deadline.
   const reserve = (owner: string, c: Counter, deadline?: Deadline): Promise<void> =>
@@ -111,7 +117,7 @@ export function createRateLimiter(
       const left = Math.max(0, limit - c.total);
       const want = Math.max(1, Math.min(left, Math.max(Math.floor(left / 8), c.waiting)));
       try {
-        const { count, granted } = await reserveInDatabase(owner, c.window, want, deadline);
+        const { count, granted } = await counts.reserve(owner, c.window, want, deadline);
         c.tokens += granted;
         c.total = count;
         c.exhausted = granted < want || count >= limit;
@@ -134,7 +140,7 @@ export function createRateLimiter(
     const n = c.tokens;
     c.tokens = 0;
     try {
-      await subtract(owner, c.window, n);
+      await counts.subtract(owner, c.window, n);
       c.total -= n;
     } catch (err) {
       // Kept, to be given back or spent later.

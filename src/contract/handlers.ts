@@ -5,6 +5,17 @@ import type { Stores } from '../store';
 
 export type OperationId = keyof operations;
 
+/** Where an operation's handler lives, relative to the project root. */
+export const handlerFile = (operationId: string) => `src/handlers/${operationId}.ts`;
+
+/** Thrown by a generated stub (src/handlers/stub.ts): answered with 501 `not_implemented`. */
+export class NotImplementedError extends Error {
+  constructor(readonly operationId: string) {
+    super(`${operationId} is not implemented yet: fill in ${handlerFile(operationId)}`);
+    this.name = 'NotImplementedError';
+  }
+}
+
 type Responses<Op extends OperationId> = operations[Op]['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 /** The statuses the spec documents for an operation (`default` is for failures the pipeline answers). */

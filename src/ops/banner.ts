@@ -1,0 +1,63 @@
+import type { Logger } from './logger';
+
+/** Where the database is, as the banner says it (from the configuration and the URL connected to). */
+export interface DatabaseFacts {
+  /** The URL connected to: DATABASE_URL, or the embedded server's. */
+  url: string;
+  /** The embedded PostgreSQL's data folder; undefined with DATABASE_URL. */
+  embeddedDataDir: string | undefined;
+  poolSize: number;
+  poolMode: string;
+  replicaUrl: string | undefined;
+  replicaMaxLagMs: number;
+}
+
+/** The banner's line on the database; `applied` undefined: it has not answered yet. */
+export function describeDatabase(db: DatabaseFacts, applied: number[] | undefined): string {
+  const u = new URL(db.url);
+  const where =
+    db.embeddedDataDir !== undefined
+      ? `embedded PostgreSQL (PGlite), data in ${db.embeddedDataDir}`
+      : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+  const replica = db.replicaUrl
+    ? `; reads from the replica at ${new URL(db.replicaUrl).host} while it is within ${db.replicaMaxLagMs} ms`
+    : '';
+  const pool =
+    db.embeddedDataDir !== undefined
+      ? ''
+      : ` (pool of ${db.poolSize} per process${db.poolMode === 'transaction' ? ', for a transaction-mode pooler' : ''}${replica})`;
+  if (applied === undefined) return `Database: ${where}${pool}, not reachable yet; answering 503 until it is`;
+  return `Database: ${where}${pool}${applied.length ? `; applied migrations ${applied.join(', ')}` : ''}`;
+}
+
+export interface BannerFacts {
+  title: string;
+  version: string;
+  apiRoot: string;
+  /** The keys accepted; `generated`: API_KEYS was not set and the one key was made for this run. */
+  keys: { count: number; generated: string | undefined };
+  /** The API's origin, and METRICS_PORT's when it is set. */
+  origin: string;
+  metricsOrigin: string | undefined;
+  database: string;
+  processes: number;
+}
+
+/** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
+export function banner(logger: Logger, facts: BannerFacts): void {
+  const log = (msg: string) => logger.info(msg);
+  const { origin } = facts;
+  log(facts.database);
+  if (facts.keys.generated !== undefined) {
+    log('API_KEYS is not set; this run accepts one generated key:');
+    log(`  Authorization: Bearer ${facts.keys.generated}`);
+    log(`Try: curl -H 'Authorization: Bearer ${facts.keys.generated}' ${origin}${facts.apiRoot}/pets`);
+  } else {
+    log(`Accepting the ${facts.keys.count} key(s) in API_KEYS`);
+  }
+  log(`API reference: ${origin}/docs/ (contract: ${origin}/openapi.yaml)`);
+  if (facts.metricsOrigin !== undefined) log(`Metrics: ${facts.metricsOrigin}/metrics (METRICS_PORT; not on ${origin})`);
+  log(
+    `${facts.title} ${facts.version} listening on ${origin}${facts.apiRoot}${facts.processes > 1 ? ` (${facts.processes} processes)` : ''}`,
+  );
+}
