@@ -32,7 +32,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # The spec, with any files it refers to: the server bundles it at start-up.
 COPY spec ./spec
-COPY scripts/migrations ./scripts/migrations
+COPY src/store/migrations ./src/store/migrations
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -35,7 +35,7 @@ export default tseslint.config(
   },
   {
     // The spec diff walks any two OpenAPI documents as JSON of unknown shape (`Json`).
-    files: ['scripts/contract/diff/**/*.ts', 'scripts/bench/spec-diff.ts'],
+    files: ['scripts/spec-diff/**/*.ts'],
     rules: untypedJson,
   },
   { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },

@@ -20,7 +20,8 @@ import { type IncomingMessage, type RequestListener, type ServerResponse } from 
 import express from 'express';
 import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/http/body';
 import { type Deadline, requestDeadline } from '../../src/store/deadline';
-import { HttpError, errorBody, errorMiddleware, sendError, toHttpError } from '../../src/http/errors';
+import { HttpError, errorBody, toHttpError } from '../../src/http/errors';
+import { errorMiddleware, sendError } from '../../src/http/reply';
 import type { Logging } from '../../src/ops/logger';
 import { createMetrics } from '../../src/ops/metrics';
 import { requestLog } from '../../src/ops/requestLog';

@@ -7,10 +7,10 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { basePathOfUrl } from '../../src/contract/spec';
 import { projectRoot } from '../../src/paths';
-import { pendingChanges, planGeneration } from '../lib/generate';
-import { type Change, diffDocuments, failures, loadDocument } from './diff';
-import { applyAccepted, readAccepted } from './diff/accepted';
-import { counts, formatChanges } from './diff/report';
+import { pendingChanges, planGeneration } from '../generate/generate';
+import { type Change, diffDocuments, failures, loadDocument } from '../spec-diff';
+import { applyAccepted, readAccepted } from '../spec-diff/accepted';
+import { counts, formatChanges } from '../spec-diff/report';
 
 export interface CheckResult {
   name: string;

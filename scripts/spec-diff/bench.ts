@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { diffDocuments, loadDocument } from '../contract/diff';
+import { diffDocuments, loadDocument } from '.';
 
 type Json = Record<string, any>;
 

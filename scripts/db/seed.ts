@@ -3,10 +3,10 @@
  * … "Sample animal N", statuses in turn), inserting only those not there yet, in batches,
  * each committed on its own. Safe to re-run or to interrupt and run again.
  */
-import { loadConfig } from '../src/config';
-import { connect, onlyRow } from '../src/store/db';
-import { migrate } from '../src/store/migrate';
-import { seedSampleAnimals } from './lib/seed';
+import { loadConfig } from '../../src/config';
+import { connect, onlyRow } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import { seedSampleAnimals } from './sampleAnimals';
 
 function progress(done: number, total: number): void {
   const width = 30;

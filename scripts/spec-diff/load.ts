@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parse, parseDocument } from 'yaml';
-import { bundleSpec, hasExternalRef } from '../../../src/contract/bundle';
+import { bundleSpec, hasExternalRef } from '../../src/contract/bundle';
 
 export type Json = Record<string, any>;
 

@@ -3,9 +3,9 @@
  * Safe to re-run: what is applied is recorded and skipped. (`npm start` runs the same
  * migrations at start-up; this is for deploy pipelines that migrate first.)
  */
-import { loadConfig } from '../src/config';
-import { connect } from '../src/store/db';
-import { migrate, readMigrations } from '../src/store/migrate';
+import { loadConfig } from '../../src/config';
+import { connect } from '../../src/store/db';
+import { migrate, readMigrations } from '../../src/store/migrate';
 
 async function main(): Promise<number> {
   const { databaseUrl, databasePoolMode } = loadConfig(process.env);

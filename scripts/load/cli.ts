@@ -19,8 +19,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { ContractChecker } from '../src/contract/responses';
-import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd, scratchDatabase, startProduct } from './lib/processes';
+import { ContractChecker } from '../../src/contract/responses';
+import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd, scratchDatabase, startProduct } from '../lib/processes';
 
 async function main(argv: string[]): Promise<number> {
   const duration = positiveIntegerOption(argv, 'duration', 10);

@@ -1,7 +1,7 @@
 /**
  * npm run spec:diff -- OLD NEW [options]
  * npm run spec:diff -- --base REF [NEW]
- * Grades every change from OLD to NEW (rule list: README). Exit 0: nothing at or above
+ * Grades every change from OLD to NEW (rule list: docs/spec-diff.md). Exit 0: nothing at or above
  * --fail-on; 1: something is, or an accepted-changes entry is expired or matches nothing;
  * 2: the documents (or the options) could not be read.
  */
@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { specPath } from '../src/paths';
-import { AcceptedFileError, applyAccepted, readAccepted } from './contract/diff/accepted';
-import { DocumentError, diffDocuments, failures, loadDocument } from './contract/diff';
-import { FORMATS, type Format, formatChanges } from './contract/diff/report';
+import { specPath } from '../../src/paths';
+import { AcceptedFileError, applyAccepted, readAccepted } from './accepted';
+import { DocumentError, diffDocuments, failures, loadDocument } from '.';
+import { FORMATS, type Format, formatChanges } from './report';
 
 const USAGE = `usage: npm run spec:diff -- OLD NEW [options]
        npm run spec:diff -- --base GIT_REF [NEW]     (OLD is NEW as it is at GIT_REF; NEW defaults to spec/openapi.yaml)

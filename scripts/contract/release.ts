@@ -7,10 +7,10 @@
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { specPath } from '../src/paths';
-import { acceptedFileFor, checkRelease, releasedDir } from './contract/checks';
-import { removeAccepted } from './contract/diff/accepted';
-import { changelog } from './contract/diff/report';
+import { specPath } from '../../src/paths';
+import { acceptedFileFor, checkRelease, releasedDir } from './checks';
+import { removeAccepted } from '../spec-diff/accepted';
+import { changelog } from '../spec-diff/report';
 
 export const changelogPath = path.join(path.dirname(specPath), 'CHANGELOG.md');
 

@@ -23,9 +23,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { connect } from '../src/store/db';
-import { projectRoot } from '../src/paths';
-import { migrate } from '../src/store/migrate';
+import { connect } from '../../src/store/db';
+import { projectRoot } from '../../src/paths';
+import { migrate } from '../../src/store/migrate';
 import {
   type ServerProcess,
   type StartOptions,
@@ -37,8 +37,8 @@ import {
   scratchDatabase,
   startProduct,
   startServerProcess,
-} from './lib/processes';
-import { seedSampleAnimals } from './lib/seed';
+} from '../lib/processes';
+import { seedSampleAnimals } from '../db/sampleAnimals';
 
 /** The latest full run's results, committed: what docs/performance.md shows. */
 const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');

@@ -5,9 +5,9 @@
  *   --spec FILE   check another copy of the spec (default spec/openapi.yaml)
  */
 import path from 'node:path';
-import { specPath } from '../src/paths';
-import { type CheckResult, checkGenerated, checkRelease, lintSpec, spectralLint } from './contract/checks';
-import { DocumentError } from './contract/diff';
+import { specPath } from '../../src/paths';
+import { type CheckResult, checkGenerated, checkRelease, lintSpec, spectralLint } from './checks';
+import { DocumentError } from '../spec-diff';
 
 async function main(argv: string[]): Promise<number> {
   const i = argv.indexOf('--spec');

@@ -5,11 +5,11 @@
  * validation work as in the real service. `Prefer: code=404` asks for another documented
  * response. PORT, HOST and API_KEYS are read as by `npm start`.
  */
-import { createApp } from '../src/app';
-import { ConfigError, loadConfig } from '../src/config';
-import { loadSpec } from '../src/contract/spec';
-import { createMockHandlers } from '../src/handlers/mock';
-import { createLogging } from '../src/ops/logger';
+import { createApp } from '../../src/app';
+import { ConfigError, loadConfig } from '../../src/config';
+import { loadSpec } from '../../src/contract/spec';
+import { createMockHandlers } from '../../src/handlers/mock';
+import { createLogging } from '../../src/ops/logger';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);

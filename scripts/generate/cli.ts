@@ -1,5 +1,5 @@
 /**
- * npm run generate: the code made from the spec (see scripts/lib/generate.ts).
+ * npm run generate: the code made from the spec (see scripts/generate/generate.ts).
  *   npm run generate                 write it: the types and the handler registry, and a stub and a
  *                                    test file for every operation without a handler; prints each file
  *   npm run generate -- --check      write nothing; exit 1 naming each file that is stale or missing
@@ -8,8 +8,8 @@
  */
 import { watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { specPath } from '../src/paths';
-import { type Plan, pendingChanges, planGeneration } from './lib/generate';
+import { specPath } from '../../src/paths';
+import { type Plan, pendingChanges, planGeneration } from './generate';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 

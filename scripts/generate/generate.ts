@@ -5,7 +5,7 @@
  *   generated/openapi.ts    the types, by openapi-typescript, from the bundled spec (rewritten)
  *   generated/handlers.ts   the handler registry, one import per operationId (rewritten)
  *   src/handlers/<op>.ts    a stub answering 501, for an operation that has no handler (never overwritten)
- *   test/<op>.test.ts       a test.todo per documented response, beside the stub (never overwritten)
+ *   test/component/operations/<op>.test.ts   a test.todo per documented response (never overwritten)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,7 +91,7 @@ function registry(ops: Operation[]): string {
     ' * One handler per operationId, from src/handlers/<operationId>.ts. The type check fails when one',
     " * is missing, or its input or replies disagree with the spec's types (generated/openapi.ts).",
     ' */',
-    "import type { OperationHandler, OperationId } from '../src/handlers/types';",
+    "import type { OperationHandler, OperationId } from '../src/contract/handlers';",
     ...ids.map((id) => `import { ${id} } from '../src/handlers/${id}';`),
     '',
     `export const handlers = {${ids.map((id) => `\n  ${id},`).join('')}\n} satisfies { [Op in OperationId]: OperationHandler<Op> };`,
@@ -101,7 +101,7 @@ function registry(ops: Operation[]): string {
 
 function stub(op: Operation): string {
   return `import { notImplemented } from './stub';
-import type { OperationHandler } from './types';
+import type { OperationHandler } from '../contract/handlers';
 
 /**
  * ${op.operationId}: ${op.method} ${op.path}${op.summary ? ` (${op.summary})` : ''}
@@ -154,7 +154,7 @@ export async function planGeneration(specFile: string, root = projectRoot): Prom
   for (const op of operations) {
     if (existing.has(op.operationId)) continue;
     files.push({ file: `src/handlers/${op.operationId}.ts`, content: stub(op), kind: 'scaffold' });
-    files.push({ file: `test/${op.operationId}.test.ts`, content: todoTest(op), kind: 'scaffold' });
+    files.push({ file: `test/component/operations/${op.operationId}.test.ts`, content: todoTest(op), kind: 'scaffold' });
   }
   const ids = new Set(operations.map((o) => o.operationId));
   const orphans = [...existing].filter((name) => !ids.has(name)).map((name) => `src/handlers/${name}.ts`);
