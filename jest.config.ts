@@ -5,30 +5,12 @@ import type { Config } from 'jest';
 // time, so files run one after another, each on a freshly emptied schema.
 const embedded = !process.env.DATABASE_URL;
 
-// Three tiers, each runnable alone (npm run test:unit, test:component, test:system); npm test runs all.
-//   unit       pure functions and files read from the tree: no database, no server, no process
-//   component  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
-//   system     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
-const UNIT = ['body', 'config', 'containers', 'cursors', 'errors', 'layers', 'markdown', 'specDiffCorpus', 'specDiffRules'];
-const SYSTEM = [
-  'backendPatch',
-  'browser',
-  'contract',
-  'docs',
-  'durability',
-  'editLoop',
-  'faults',
-  'fuzz',
-  'generate',
-  'generators',
-  'pooler',
-  'replica',
-  'scaleout',
-  'server',
-  'splitSpec',
-  'tooling',
-];
-const files = (names: string[]) => names.map((name) => `<rootDir>/test/${name}.test.ts`);
+// Three tiers, one folder each (test/README.md), each runnable alone (npm run test:unit,
+// test:component, test:system); npm test runs all:
+//   test/unit/       pure functions and files read from the tree: no database, no server, no process
+//   test/component/  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
+//   test/system/     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
+const TIERS = ['unit', 'component', 'system'] as const;
 
 const shared = {
   testEnvironment: 'node',
@@ -45,15 +27,5 @@ export default {
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   maxWorkers: embedded ? 1 : 2,
-  projects: [
-    { ...shared, displayName: 'unit', testMatch: files(UNIT) },
-    // Everything not named as unit or system: a new test file runs in the inner loop until it is classified.
-    {
-      ...shared,
-      displayName: 'component',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: [...files(UNIT), ...files(SYSTEM)].map((f) => f.replace('<rootDir>', '')),
-    },
-    { ...shared, displayName: 'system', testMatch: files(SYSTEM) },
-  ],
+  projects: TIERS.map((tier) => ({ ...shared, displayName: tier, testMatch: [`<rootDir>/test/${tier}/**/*.test.ts`] })),
 } satisfies Config;

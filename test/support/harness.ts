@@ -8,7 +8,7 @@ import { ContractChecker } from '../../src/contract/responses';
 import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
 import { notImplemented } from '../../src/handlers/stub';
-import type { OperationId } from '../../src/handlers/types';
+import type { OperationId } from '../../src/contract/handlers';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { createApp } from '../../../src/app';
+import { loadSpec } from '../../../src/contract/spec';
+import { withStores } from '../../../src/handlers';
+import { createStores } from '../../../src/store';
+import { type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
+import { ContractChecker } from '../../../src/contract/responses';
+import {
+  API_KEY,
+  OTHER_API_KEY,
+  type TestApp,
+  auth,
+  buildNewPet,
+  captureLogs,
+  contractClient,
+  listenOnLoopback,
+  startTestApp,
+} from '../../support/harness';
+
+// Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP. Each test spends keys of
+// its own, so that none depends on what another did to a count (they pass alone and in any order).
+const LIMIT = 5;
+const KEYS = {
+  exhausted: API_KEY,
+  spent: OTHER_API_KEY,
+  fresh: 'fresh-key-0123456789abcdef',
+  counted: 'counted-key-0123456789abcdef',
+  sharedRefused: 'shared-refused-key-0123456789',
+  sharedCounted: 'shared-counted-key-0123456789',
+};
+let t: TestApp;
+beforeAll(async () => {
+  // A window of an hour, so that no test run straddles a reset.
+  t = await startTestApp({ apiKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
+});
+afterAll(() => t.close());
+
+const parse = (header: string | undefined) =>
+  Object.fromEntries(
+    (header ?? '')
+      .split(';')
+      .slice(1)
+      .map((p) => p.split('='))
+      .map(([k, v]) => [k, Number(v)]),
+  );
+const spend = async (api: TestApp['api'], key: string, n: number) => {
+  for (let i = 0; i < n; i++) await api.get('/v1/pets').set(auth(key)).expect(200);
+};
+const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+
+describe('rate limiting per API key', () => {
+  test('when a key makes more requests than its limit, then the excess gets 429 with Retry-After and the RateLimit headers', async () => {
+    const remaining: number[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await t.api.get('/v1/pets').set(auth(KEYS.exhausted)).expect(200);
+      expect(res.headers['ratelimit-policy']).toBe(`"per-key";q=${LIMIT};w=3600`);
+      remaining.push(parse(res.headers.ratelimit).r);
+    }
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    // Every operation counts against the same key, a create as well as a list.
+    const refused = await t.api.post('/v1/pets').set(auth(KEYS.exhausted)).send(buildNewPet()).expect(429);
+    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in 3600 s`), status: 429 });
+    const reset = parse(refused.headers.ratelimit).t;
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(3600);
+    expect(refused.headers['retry-after']).toBe(String(reset));
+    expect(parse(refused.headers.ratelimit).r).toBe(0);
+    await t.api.get('/v1/pets/1').set(auth(KEYS.exhausted)).expect(429);
+    // Refused requests do not reach the store.
+    expect(await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`).toEqual([{ n: 0 }]);
+  });
+
+  test('when one key is spent, then another key still has its own count', async () => {
+    await spend(t.api, KEYS.spent, LIMIT);
+    await t.api.get('/v1/pets').set(auth(KEYS.spent)).expect(429);
+    await t.api.get('/v1/pets').set(auth(KEYS.fresh)).expect(200);
+  });
+
+  test('when a request has no valid key, then it gets 401 and is not counted against any key', async () => {
+    const missing = await t.api.get('/v1/pets').expect(401);
+    const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
+    for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${sha256('not-a-key-0123456789')}`).toHaveLength(0);
+  });
+
+  test('when the probes are called, then they are not limited', async () => {
+    await t.api.get('/healthz').expect(200);
+    await t.api.get('/readyz').expect(200);
+  });
+
+  test('when a key makes requests, then the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
+    await spend(t.api, KEYS.counted, 2);
+    // What the process reserved and did not spend goes back: the count is what was spent.
+    await t.rateLimiter?.flush();
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(KEYS.counted)}`).toEqual([{ count: 2 }]);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${KEYS.counted}`).toHaveLength(0);
+  });
+
+  test('when a second instance runs on the same database, then it refuses a spent key at once, and what it counts reaches the first', async () => {
+    await spend(t.api, KEYS.sharedRefused, LIMIT);
+    await spend(t.api, KEYS.sharedCounted, 1);
+    await t.rateLimiter?.flush();
+    const { logging } = captureLogs('silent');
+    const spec = await loadSpec();
+    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
+    const app = await createApp({
+      spec,
+      apiKeys: Object.values(KEYS),
+      handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })),
+      logging,
+      rateLimiter,
+    });
+    const api = contractClient(app, await ContractChecker.create(spec));
+    await api.get('/v1/pets').set(auth(KEYS.sharedRefused)).expect(429);
+    // …and counts what it lets through where the first instance sees it.
+    await spend(api, KEYS.sharedCounted, LIMIT - 1);
+    await api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
+    // The first instance holds nothing more of the key's window: the database says 1 + 4.
+    await t.api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
+  });
+});
+
+describe('RATE_LIMIT=off', () => {
+  let open: TestApp;
+  beforeAll(async () => {
+    open = await startTestApp({ rateLimit: 'off' });
+  });
+  afterAll(() => open.close());
+
+  test('when RATE_LIMIT is off, then no request is limited and no RateLimit headers are sent', async () => {
+    for (let i = 0; i < LIMIT + 2; i++) {
+      const res = await open.api.get('/v1/pets').set(auth()).expect(200);
+      expect(res.headers.ratelimit).toBeUndefined();
+      expect(res.headers['ratelimit-policy']).toBeUndefined();
+    }
+  });
+});
+
+/*
+ * Bursts: many requests of one key at once, on one process and on two limiters sharing the
+ * database, none may pass beyond the limit. A window of 9999 hours (the longest RATE_LIMIT
+ * takes) so that no burst straddles a reset.
+ */
+describe('rate limiting under concurrent bursts', () => {
+  const BURST_LIMIT = 50;
+  const LONG = { requests: BURST_LIMIT, windowSeconds: 9999 * 3600 };
+  const keys = ['burst-one-0123456789abcdef', 'burst-two-0123456789abcdef', 'burst-give-0123456789abcde'];
+  let b: TestApp;
+  let second: { origin: string; close(): Promise<void> };
+  let first: { origin: string; close(): Promise<void> };
+  let secondLimiter: RateLimiter;
+  beforeAll(async () => {
+    b = await startTestApp({ apiKeys: keys, rateLimit: LONG });
+    first = await listenOnLoopback(b.app);
+    const { logging } = captureLogs('silent');
+    secondLimiter = createRateLimiter(b.sql, LONG, logging.logger);
+    const app = await createApp({
+      spec: b.spec,
+      apiKeys: keys,
+      handlers: withStores(createStores(b.sql, { idempotencyTtlSeconds: 86_400 })),
+      logging,
+      rateLimiter: secondLimiter,
+    });
+    second = await listenOnLoopback(app);
+  });
+  afterAll(async () => {
+    await Promise.all([first.close(), second.close()]);
+    await b.close();
+  });
+
+  const burst = async (origins: string[], key: string, n: number) => {
+    const statuses = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        fetch(`${origins[i % origins.length]}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status),
+      ),
+    );
+    return { passed: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 429).length };
+  };
+
+  test('when 200 requests of one key arrive at once at one process, then exactly the limit passes and the rest get 429', async () => {
+    expect(await burst([first.origin], keys[0] as string, 200)).toEqual({ passed: BURST_LIMIT, refused: 200 - BURST_LIMIT });
+  });
+
+  test('when 200 requests of one key arrive at once at two instances on one database, then no more than the limit passes in all', async () => {
+    const { passed, refused } = await burst([first.origin, second.origin], keys[1] as string, 200);
+    expect(passed + refused).toBe(200);
+    // Every reservation is granted out of what the window has left: never more than the limit. Each
+    // instance has requests waiting until the window is spent, so it spends every token it got.
+    expect(passed).toBe(BURST_LIMIT);
+    // The count in the database is what was spent: the part of a reservation that was not granted went back.
+    await Promise.all([b.rateLimiter?.flush(0), secondLimiter.flush(0)]);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(keys[1] as string)}`).toEqual([{ count: BURST_LIMIT }]);
+  });
+
+  test('when a process holds requests it reserved and the key goes quiet there, then it gives them back and another instance spends them', async () => {
+    const key = keys[2] as string;
+    const owner = sha256(key);
+    // One request: the process reserves an eighth of the window (6) and spends one.
+    expect(await burst([first.origin], key, 1)).toEqual({ passed: 1, refused: 0 });
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${owner}`).toEqual([{ count: 6 }]);
+    await b.rateLimiter?.flush(0);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${owner}`).toEqual([{ count: 1 }]);
+    expect(await burst([second.origin], key, 100)).toEqual({ passed: BURST_LIMIT - 1, refused: 100 - BURST_LIMIT + 1 });
+  });
+});

@@ -1,0 +1,33 @@
+import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+
+// What every answer carries, whoever answers it: the pipeline, a probe, or the routes outside the contract.
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+describe('security headers for a JSON API', () => {
+  test.each([
+    ['a success', () => t.api.get('/v1/pets').set(auth()), 200],
+    ['a create', () => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
+    ['a 400', () => t.api.get('/v1/pets?limit=0').set(auth()), 400],
+    ['a 401', () => t.api.get('/v1/pets'), 401],
+    ['a 404', () => t.api.get('/v1/pets/999999').set(auth()), 404],
+    ['a probe', () => t.api.get('/readyz'), 200],
+  ])(
+    'when %s is answered, then it carries nosniff and Cache-Control: no-store, and does not name the framework',
+    async (_what, call, status) => {
+      const res = await call().expect(status);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    },
+  );
+
+  test('when the contract is fetched, then it carries nosniff too', async () => {
+    const res = await t.api.get('/openapi.json').expect(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

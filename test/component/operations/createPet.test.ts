@@ -1,0 +1,271 @@
+import { BODY_LIMIT_BYTES } from '../../../src/http/body';
+import { onlyRow } from '../../../src/store/db';
+import { type Pet, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const stored = async (id: number) =>
+  onlyRow(await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`, `pet ${id}`);
+const count = async () => onlyRow(await t.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
+
+describe('POST /v1/pets (createPet)', () => {
+  test('when the body is valid, then 201 returns the stored animal with its new id', async () => {
+    const body = buildNewPet({ status: 'pending' });
+    const res = await t.api.post('/v1/pets').set(auth()).send(body).expect(201);
+    expect(res.body).toEqual({ id: expect.any(Number), ...body });
+    expect(await stored(res.body.id)).toEqual(res.body);
+  });
+
+  test('when status is omitted, then the animal is stored and returned as available', async () => {
+    const body = buildNewPet();
+    const res = await t.api.post('/v1/pets').set(auth()).send(body).expect(201);
+    expect(res.body.status).toBe('available');
+    expect((await stored(res.body.id)).status).toBe('available');
+  });
+
+  test('when two animals are created, then each gets its own increasing id', async () => {
+    const a = await t.api.post('/v1/pets').set(auth()).send(buildNewPet()).expect(201);
+    const b = await t.api.post('/v1/pets').set(auth()).send(buildNewPet()).expect(201);
+    expect(b.body.id).toBeGreaterThan(a.body.id);
+  });
+
+  test('when the client sends an id and unknown fields, then they are ignored and never stored', async () => {
+    const body = { ...buildNewPet(), id: 999_999, owner: 'x', __proto__: { polluted: true } };
+    const res = await t.api.post('/v1/pets').set(auth()).send(JSON.stringify(body)).set('Content-Type', 'application/json').expect(201);
+    expect(res.body.id).not.toBe(999_999);
+    expect(Object.keys(res.body).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
+    expect(await t.sql`SELECT id FROM pets WHERE id = 999999`).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test.each([
+    ['a one-character name', 'x'],
+    ['a 200-character name', 'n'.repeat(200)],
+    ['a name of 200 astral characters', '🐈'.repeat(200)],
+    ['a name with accents and spaces', 'Zoë  the Ünicorn'],
+  ])('when the body has %s, then it is stored exactly', async (_what, name) => {
+    const res = await t.api.post('/v1/pets').set(auth()).send(buildNewPet({ name })).expect(201);
+    expect((await stored(res.body.id)).name).toBe(name);
+  });
+
+  test.each([
+    ['the smallest safe integer', -9007199254740991],
+    ['the largest safe integer', 9007199254740991],
+    ['zero', 0],
+  ])('when categoryId is %s, then it is stored and returned exactly', async (_what, categoryId) => {
+    const res = await t.api.post('/v1/pets').set(auth()).send(buildNewPet({ categoryId })).expect(201);
+    expect(res.body.categoryId).toBe(categoryId);
+    expect((await stored(res.body.id)).categoryId).toBe(categoryId);
+  });
+
+  describe('when the body is invalid, then 400 names the field and the rule, and nothing is stored', () => {
+    test.each([
+      ['name missing', { categoryId: 1 }, "body property 'name' is required"],
+      ['categoryId missing', { name: 'Rex' }, "body property 'categoryId' is required"],
+      ['both missing', {}, "body property 'name' is required; body property 'categoryId' is required"],
+      ['name empty', { name: '', categoryId: 1 }, "body property 'name' must NOT have fewer than 1 characters"],
+      ['name too long', { name: 'n'.repeat(201), categoryId: 1 }, "body property 'name' must NOT have more than 200 characters"],
+      ['name not a string', { name: 42, categoryId: 1 }, "body property 'name' must be string"],
+      ['name with NUL', { name: 'a\u0000b', categoryId: 1 }, "body property 'name' must match the pattern"],
+      ['name with a newline', { name: 'a\nb', categoryId: 1 }, "body property 'name' must match the pattern"],
+      ['name with a C1 control', { name: 'a\u0085b', categoryId: 1 }, "body property 'name' must match the pattern"],
+      ['categoryId a string', { name: 'Rex', categoryId: '1' }, "body property 'categoryId' must be integer"],
+      ['categoryId fractional', { name: 'Rex', categoryId: 1.5 }, "body property 'categoryId' must be integer"],
+      ['categoryId null', { name: 'Rex', categoryId: null }, "body property 'categoryId' must be integer"],
+      ['status unknown', { name: 'Rex', categoryId: 1, status: 'lost' }, "body property 'status' must be one of: available, pending, sold"],
+      ['status null', { name: 'Rex', categoryId: 1, status: null }, "body property 'status'"],
+      ['an array', [{ name: 'Rex', categoryId: 1 }], 'request body must be an object, got an array'],
+      ['a string', 'Rex', 'request body must be an object, got a string'],
+      ['null', null, 'request body must be an object, got null'],
+      ['a number', 42, 'request body must be an object, got a number'],
+      ['a boolean', true, 'request body must be an object, got a boolean'],
+      ['false', false, 'request body must be an object, got a boolean'],
+      ['zero', 0, 'request body must be an object, got a number'],
+      ['an empty string', '', 'request body must be an object, got a string'],
+    ])('when the body is %s, then it is answered as the contract says', async (_what, body, message) => {
+      const before = await count();
+      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
+      expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
+      expect(await count()).toBe(before);
+    });
+  });
+
+  describe('when the body is JSON encoded twice (a JSON string whose text is JSON), then 400 says it is a string, and nothing is stored', () => {
+    // Each body is decoded once: the string's content is never decoded again, by us or by openapi-backend.
+    test.each([
+      ['a valid pet with a status', JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7, status: 'sold' }))],
+      ['a valid pet without a status', JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7 }))],
+      ['text that is not JSON', '"AAA"'],
+      ['a pet with an inexact number inside', '"{\\"name\\":\\"S\\",\\"categoryId\\":1e-400}"'],
+      ['a pet encoded three times', JSON.stringify(JSON.stringify(JSON.stringify({ name: 'S', categoryId: 7 })))],
+      ['an array inside', JSON.stringify(JSON.stringify([{ name: 'S', categoryId: 7 }]))],
+      ['a number inside', '"42"'],
+      ['null inside', '"null"'],
+    ])('when the body is %s, then it is answered as the contract says', async (_what, text) => {
+      const before = await count();
+      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(text).expect(400);
+      expect(res.body).toEqual({ code: 'validation_failed', message: 'request body must be an object, got a string', status: 400 });
+      expect(await count()).toBe(before);
+    });
+
+    test("when a property's value is JSON text, then it is an ordinary string, stored as the text it is", async () => {
+      const name = JSON.stringify({ name: 'inner', categoryId: 1 });
+      const res = await t.api.post('/v1/pets').set(auth()).send(buildNewPet({ name })).expect(201);
+      expect((await stored(res.body.id)).name).toBe(name);
+    });
+
+    test('when categoryId is a JSON string of a number, then it is refused, not decoded', async () => {
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Rex","categoryId":"7"}')
+        .expect(400);
+      expect(res.body.message).toBe("body property 'categoryId' must be integer");
+    });
+  });
+
+  describe('when a number in the body would change on parsing, then 400 and nothing is stored', () => {
+    test.each([
+      ['9007199254740993', "The number 9007199254740993 in property 'categoryId' cannot be represented exactly"],
+      ['-9007199254740993', "The number -9007199254740993 in property 'categoryId' cannot be represented exactly"],
+      ['4503599627370497.5', "The number 4503599627370497.5 in property 'categoryId' cannot be represented exactly"],
+      ['1.0000000000000001', "The number 1.0000000000000001 in property 'categoryId' cannot be represented exactly"],
+      ['12345678901234567890123', "The number 12345678901234567890123 in property 'categoryId' cannot be represented exactly"],
+      // Written as a float beyond 2^53: refused by the int64 range rather than the parser.
+      ['1e30', "body property 'categoryId' must be <= 9007199254740991"],
+    ])('when categoryId is %s, then it is refused', async (literal, message) => {
+      const before = await count();
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"Rex","categoryId":${literal}}`)
+        .expect(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.message).toContain(message);
+      expect(await count()).toBe(before);
+    });
+
+    test.each(['9007199254740992', '-9007199254740992', '18446744073709551616', '1e22'])(
+      'when categoryId is %s, exact but beyond ±(2^53−1), then the schema refuses it',
+      async (literal) => {
+        const before = await count();
+        const res = await t.api
+          .post('/v1/pets')
+          .set(auth())
+          .set('Content-Type', 'application/json')
+          .send(`{"name":"Rex","categoryId":${literal}}`)
+          .expect(400);
+        expect(res.body.message).toContain("body property 'categoryId' must be an integer between -9007199254740991 and 9007199254740991");
+        expect(await count()).toBe(before);
+      },
+    );
+
+    test('when integers are written as 1.0 or 10e0, then they are the integers they denote', async () => {
+      const res = await t.api
+        .post('/v1/pets')
+        .set(auth())
+        .set('Content-Type', 'application/json')
+        .send('{"name":"Rex","categoryId":10e0}')
+        .expect(201);
+      expect(res.body.categoryId).toBe(10);
+    });
+  });
+
+  test('when a string holds an unpaired surrogate, then 400 rather than storing U+FFFD', async () => {
+    const res = await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Content-Type', 'application/json')
+      .send('{"name":"a\\ud800b","categoryId":1}')
+      .expect(400);
+    expect(res.body.message).toBe("Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text");
+  });
+
+  test('when the JSON is malformed, then 400 malformed_json', async () => {
+    const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send('{"name": "Rex",').expect(400);
+    expect(res.body).toEqual({
+      code: 'malformed_json',
+      message: expect.stringMatching(/^The request body is not valid JSON: /),
+      status: 400,
+    });
+  });
+
+  test.each([
+    ['no body at all', undefined],
+    ['an empty body', ''],
+    ['only whitespace', '   \n'],
+  ])('when there is %s, then 400 says the body is required', async (_what, body) => {
+    const req = t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json');
+    const res = await (body === undefined ? req : req.send(body)).expect(400);
+    expect(res.body).toEqual({ code: 'validation_failed', message: 'request body is required', status: 400 });
+  });
+
+  test.each([
+    ['text/plain', 'Content-Type must be application/json, got "text/plain"'],
+    ['application/x-www-form-urlencoded', 'Content-Type must be application/json'],
+    ['application/jsonx', 'Content-Type must be application/json'],
+    ['application/json; charset=latin1', 'JSON must be sent as UTF-8, got charset latin1'],
+  ])('when Content-Type is %s, then 415', async (contentType, message) => {
+    const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', contentType).send(JSON.stringify(buildNewPet())).expect(415);
+    expect(res.body).toEqual({ code: 'unsupported_media_type', message: expect.stringContaining(message), status: 415 });
+  });
+
+  test('when Content-Type is missing but a body is sent, then 415', async () => {
+    const res = await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .send(Buffer.from(JSON.stringify(buildNewPet())))
+      .unset('Content-Type')
+      .expect(415);
+    expect(res.body.message).toBe('Content-Type must be application/json, got none');
+  });
+
+  test('when Content-Type has parameters and different case, then it is still JSON', async () => {
+    await t.api
+      .post('/v1/pets')
+      .set(auth())
+      .set('Content-Type', 'Application/JSON; charset=UTF-8')
+      .send(JSON.stringify(buildNewPet()))
+      .expect(201);
+  });
+
+  test('when the body is larger than the limit, then 413 and nothing is stored', async () => {
+    const before = await count();
+    const body = JSON.stringify({ ...buildNewPet(), padding: 'x'.repeat(BODY_LIMIT_BYTES) });
+    const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(body).expect(413);
+    expect(res.body).toEqual({ code: 'payload_too_large', message: `The request body exceeds ${BODY_LIMIT_BYTES} bytes`, status: 413 });
+    expect(await count()).toBe(before);
+  });
+
+  test('when the key is missing, then 401 and the body is not even read', async () => {
+    const before = await count();
+    const res = await t.api.post('/v1/pets').set('Content-Type', 'text/plain').send('not json').expect(401);
+    expect(res.body.code).toBe('unauthorized');
+    expect(await count()).toBe(before);
+  });
+
+  test('when the body is not valid UTF-8, then 400 and nothing is stored (never a U+FFFD in its place)', async () => {
+    const before = await count();
+    const bytes = Buffer.concat([Buffer.from('{"name":"Bad '), Buffer.from([0xff, 0xfe]), Buffer.from('","categoryId":1}')]);
+    // Sent as bytes by fetch: supertest would serialize a Buffer as JSON.
+    const server = await listenOnLoopback(t.app);
+    try {
+      const res = await fetch(`${server.origin}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        body: bytes,
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ code: 'malformed_json', message: 'The request body is not valid UTF-8', status: 400 });
+    } finally {
+      await server.close();
+    }
+    expect(await count()).toBe(before);
+  });
+});

@@ -1,0 +1,93 @@
+import { petStatusValues } from '../../../generated/openapi';
+import { type Pet, type TestApp, auth, insertPets, startTestApp } from '../../support/harness';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+beforeEach(() => t.sql`TRUNCATE pets RESTART IDENTITY`);
+
+const arrange = (count: number, status: (i: number) => Pet['status'] = (i) => petStatusValues[i % 3] ?? 'available') =>
+  insertPets(
+    t.sql,
+    Array.from({ length: count }, (_, i) => ({ name: `Animal ${i}`, categoryId: i + 1, status: status(i) })),
+  );
+
+describe('GET /v1/pets (listPets)', () => {
+  test('when the store is empty, then it answers 200 with an empty array', async () => {
+    const res = await t.api.get('/v1/pets').set(auth()).expect(200);
+    expect(res.body).toEqual([]);
+  });
+
+  test('when no limit is given, then the first 20 animals are returned in ascending id order', async () => {
+    const pets = await arrange(25);
+    const res = await t.api.get('/v1/pets').set(auth()).expect(200);
+    expect(res.body).toEqual(pets.slice(0, 20));
+  });
+
+  test.each([1, 7, 100])('when limit=%i, then at most that many animals are returned', async (limit) => {
+    const pets = await arrange(105);
+    const res = await t.api.get(`/v1/pets?limit=${limit}`).set(auth()).expect(200);
+    expect(res.body).toEqual(pets.slice(0, limit));
+  });
+
+  test.each(petStatusValues)('when status=%s, then only animals with that status are returned, in id order', async (status) => {
+    const pets = await arrange(30);
+    const res = await t.api.get(`/v1/pets?status=${status}&limit=100`).set(auth()).expect(200);
+    expect(res.body).toEqual(pets.filter((p) => p.status === status));
+    expect(res.body).toHaveLength(10);
+  });
+
+  test('when status and limit are combined, then the limit applies after the filter', async () => {
+    const pets = await arrange(30);
+    const res = await t.api.get('/v1/pets?status=sold&limit=3').set(auth()).expect(200);
+    expect(res.body).toEqual(pets.filter((p) => p.status === 'sold').slice(0, 3));
+  });
+
+  test('when ids are beyond 2^32, then they come back as exact JSON numbers', async () => {
+    await t.sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740000`;
+    const [pet] = await insertPets(t.sql, [{ name: 'Big', categoryId: 9007199254740991, status: 'pending' }]);
+    const res = await t.api.get('/v1/pets').set(auth()).expect(200);
+    expect(res.text).toBe(`[{"id":9007199254740000,"name":"Big","categoryId":9007199254740991,"status":"pending"}]`);
+    expect(res.body).toEqual([pet]);
+  });
+
+  describe('when the query is invalid, then 400 names the parameter and the rule', () => {
+    test.each([
+      ['limit=0', "query parameter 'limit' must be >= 1"],
+      ['limit=101', "query parameter 'limit' must be <= 100"],
+      ['limit=-1', "query parameter 'limit' must be >= 1"],
+      ['limit=abc', "query parameter 'limit' must be a decimal integer"],
+      ['limit=1.5', "query parameter 'limit' must be a decimal integer"],
+      ['limit=1.0', "query parameter 'limit' must be a decimal integer"],
+      ['limit=1e1', "query parameter 'limit' must be a decimal integer"],
+      ['limit=0x10', "query parameter 'limit' must be a decimal integer"],
+      ['limit=%205', "query parameter 'limit' must be a decimal integer"],
+      ['limit=', "query parameter 'limit' must be a decimal integer"],
+      ['limit=9007199254740993', "query parameter 'limit' must be <= 100"],
+      ['limit=1&limit=2', "query parameter 'limit' must be integer"],
+      ['status=lost', "query parameter 'status' must be one of: available, pending, sold"],
+      ['status=SOLD', "query parameter 'status' must be one of: available, pending, sold"],
+      ['color=red', "query parameter 'color' is not allowed"],
+      // Found by the fuzzer: a parameter named __proto__ must stay a parameter.
+      ['limit=5&__proto__=1', "query parameter '__proto__' is not allowed"],
+      ['constructor=1', "query parameter 'constructor' is not allowed"],
+    ])('when %s, then 400 names the parameter', async (query, message) => {
+      const res = await t.api.get(`/v1/pets?${query}`).set(auth()).expect(400);
+      expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
+    });
+
+    test('when several parameters are wrong at once, then all are named', async () => {
+      const res = await t.api.get('/v1/pets?limit=500&status=lost&color=red').set(auth()).expect(400);
+      expect(res.body.message).toContain("'limit' must be <= 100");
+      expect(res.body.message).toContain("'status' must be one of");
+      expect(res.body.message).toContain("'color' is not allowed");
+    });
+  });
+
+  test('when the key is missing, then 401 comes before any validation', async () => {
+    const res = await t.api.get('/v1/pets?limit=0').expect(401);
+    expect(res.body.code).toBe('unauthorized');
+  });
+});

@@ -1,0 +1,39 @@
+import { connect, withDeadline } from '../../../src/store/db';
+import { DeadlineExceededError } from '../../../src/store/errors';
+import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { proxyTo } from '../../support/proxy';
+
+// A query past its deadline is cancelled over a new connection. When the server cannot be
+// reached any more (a replica stopping, a primary gone), that cancel request fails: the query
+// must still end with DeadlineExceededError, and the failure must not be an unhandled
+// rejection, which ends the process (it did: a replica stopping under load crashed the server).
+const embedded = process.env.TEST_DB_MODE === 'embedded';
+
+(embedded ? describe.skip : describe)('a query past its deadline (withDeadline)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase();
+  });
+  afterAll(() => db.drop());
+
+  test('when the server cannot be reached for the cancel request, then the query still ends at its deadline and nothing is left unhandled', async () => {
+    const proxy = await proxyTo(db.url);
+    const sql = connect(proxy.url, { max: 1 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await sql`SELECT 1`; // the connection is open before the proxy stops taking new ones
+      const slow = withDeadline(sql`SELECT pg_sleep(2)`, Date.now() + 300);
+      proxy.refuseNew();
+      await expect(slow).rejects.toBeInstanceOf(DeadlineExceededError);
+      // The cancel request's connection is refused at once; its rejection surfaces within a few ticks.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      proxy.close();
+      await sql.end({ timeout: 1 });
+    }
+  });
+});

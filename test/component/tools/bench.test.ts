@@ -1,0 +1,103 @@
+import { createServer } from 'node:http';
+import supertest from 'supertest';
+import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from '../../../scripts/bench/alternatives';
+import { createExpressBaseline, createNodeBaseline } from '../../../scripts/bench/baselines';
+import { createPetStore } from '../../../src/store/pets';
+import { createRateLimiter } from '../../../src/store/rateLimits';
+import { API_KEY, type TestApp, auth, captureLogs, insertPets, startTestApp } from '../../support/harness';
+
+// The benchmark compares the product with three hand-written baselines and two alternatives
+// built on other libraries: the comparison is fair only if they answer as the product does.
+// Same requests, same statuses, codes, bodies and headers.
+const CONTESTANTS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
+let t: TestApp;
+let apps: Record<'product' | (typeof CONTESTANTS)[number], supertest.Agent>;
+/** Cursors the product issued: of the walk of every animal, and of the walk of the available ones. */
+let cursor: { all: string; available: string };
+beforeAll(async () => {
+  t = await startTestApp();
+  await insertPets(t.sql, [
+    { name: 'Rex', categoryId: 1, status: 'available' },
+    { name: 'Tom', categoryId: 2, status: 'sold' },
+    { name: 'Kit', categoryId: 3, status: 'available' },
+  ]);
+  const cursorOf = async (url: string) =>
+    /[?&]cursor=([^&>]+)/.exec(String((await supertest(t.app).get(url).set(auth())).headers.link))?.[1] as string;
+  cursor = { all: await cursorOf('/v1/pets?limit=1'), available: await cursorOf('/v1/pets?status=available&limit=1') };
+  const pets = createPetStore(t.sql, { idempotencyTtlSeconds: 86_400 });
+  const { logging } = captureLogs('silent');
+  const getPetHeaders = t.spec.operations.get('getPet')?.deprecationHeaders ?? {};
+  const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logging.logger);
+  apps = {
+    product: supertest.agent(t.app),
+    node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, apiKeys: [API_KEY], pets }))),
+    express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logging, rateLimiter })),
+    bare: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets })),
+    'openapi-backend': supertest.agent(await createOpenApiBackendAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
+    'express-openapi-validator': supertest.agent(createExpressOpenApiValidatorAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
+  };
+});
+afterAll(() => t.close());
+
+type Call = (a: supertest.Agent) => supertest.Test;
+const json =
+  (body: string, type = 'application/json'): Call =>
+  (a) =>
+    a.post('/v1/pets').set(auth()).set('Content-Type', type).send(body);
+
+describe('the baselines answer as the product does', () => {
+  test.each<[string, Call]>([
+    ['listPets, limit 20', (a) => a.get('/v1/pets?limit=20').set(auth())],
+    ['listPets by status, limit 100', (a) => a.get('/v1/pets?status=available&limit=100').set(auth())],
+    ['listPets, default limit', (a) => a.get('/v1/pets').set(auth())],
+    ['listPets, a page with a next one', (a) => a.get('/v1/pets?limit=1').set(auth())],
+    ['listPets, the next page', (a) => a.get(`/v1/pets?limit=1&cursor=${cursor.all}`).set(auth())],
+    ['listPets by status, the next page', (a) => a.get(`/v1/pets?status=available&limit=1&cursor=${cursor.available}`).set(auth())],
+    [
+      'listPets, an altered cursor',
+      (a) => a.get(`/v1/pets?cursor=${cursor.all.slice(0, -2)}${cursor.all.endsWith('AA') ? 'BB' : 'AA'}`).set(auth()),
+    ],
+    ['listPets, a cursor of another filter', (a) => a.get(`/v1/pets?status=sold&cursor=${cursor.available}`).set(auth())],
+    ['listPets, a cursor too long', (a) => a.get(`/v1/pets?cursor=${'A'.repeat(65)}`).set(auth())],
+    ['listPets, a cursor with a character outside base64url', (a) => a.get('/v1/pets?cursor=AQ.A').set(auth())],
+    ['getPet', (a) => a.get('/v1/pets/1').set(auth())],
+    ['getPet, unknown id', (a) => a.get('/v1/pets/999999').set(auth())],
+    ['createPet', json('{"name":"Bench","categoryId":3}')],
+    ['createPet with status', json('{"name":"Bench","categoryId":3,"status":"sold","id":7}')],
+    ['no key', (a) => a.get('/v1/pets')],
+    ['a wrong key', (a) => a.get('/v1/pets').set(auth('wrong-key-0123456789abc'))],
+    ['no key, unknown path', (a) => a.get('/v1/nowhere')],
+    ['limit 0', (a) => a.get('/v1/pets?limit=0').set(auth())],
+    ['limit 101', (a) => a.get('/v1/pets?limit=101').set(auth())],
+    ['limit 1e3', (a) => a.get('/v1/pets?limit=1e3').set(auth())],
+    ['an unknown status', (a) => a.get('/v1/pets?status=lost').set(auth())],
+    ['an unknown parameter', (a) => a.get('/v1/pets?color=red').set(auth())],
+    ['petId 0', (a) => a.get('/v1/pets/0').set(auth())],
+    ['petId 0x10', (a) => a.get('/v1/pets/0x10').set(auth())],
+    ['petId 2^53', (a) => a.get('/v1/pets/9007199254740992').set(auth())],
+    ['createPet without categoryId', json('{"name":"Bench"}')],
+    ['createPet, name too long', json(JSON.stringify({ name: 'x'.repeat(201), categoryId: 1 }))],
+    ['createPet, name with NUL', json('{"name":"a\\u0000b","categoryId":1}')],
+    ['createPet, categoryId 2^53+1', json('{"name":"a","categoryId":9007199254740993}')],
+    ['createPet, not JSON', json('{"name":')],
+    ['createPet, an array', json('[]')],
+    ['createPet, text/plain', json('{"name":"a","categoryId":1}', 'text/plain')],
+    ['createPet, too large', json(JSON.stringify({ name: 'a', categoryId: 1, pad: 'x'.repeat(17_000) }))],
+    ['createPet, no body', (a) => a.post('/v1/pets').set(auth())],
+    ['an unknown path', (a) => a.get('/v1/nowhere').set(auth())],
+    ['a method not allowed', (a) => a.delete('/v1/pets').set(auth())],
+  ])('when the request is %s, then every baseline and alternative answers as the product does', async (_what, call) => {
+    const product = await call(apps.product);
+    const shape = (r: supertest.Response) => ({
+      status: r.status,
+      code: r.body?.code,
+      body: r.status < 300 ? JSON.stringify(r.body).replace(/"id":\d+/g, '"id":N') : undefined,
+      deprecation: r.headers.deprecation,
+      link: r.headers.link,
+      allow: r.headers.allow,
+      type: r.headers['content-type'],
+    });
+    for (const contestant of CONTESTANTS)
+      expect({ contestant, ...shape(await call(apps[contestant])) }).toEqual({ contestant, ...shape(product) });
+  });
+});

@@ -1,0 +1,142 @@
+import { call, createLoad, waitFor } from '../../support/load';
+import { type Running, reapAll, spawnServer, startServer, stop } from '../../support/processes';
+import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
+
+// Nothing acknowledged with 201 is lost: crashes under a concurrent create load, on a
+// PostgreSQL cluster this file starts and kills itself.
+const KEY = 'durable-key-0123456789abcdef';
+const headers = { Authorization: `Bearer ${KEY}` };
+const ENV = { API_KEYS: KEY, RATE_LIMIT: 'off', LOG_LEVEL: 'info' };
+const CONNECTIONS = 16;
+const figures: string[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeWithThrowawayPostgres('durability', () => {
+  let pg: ThrowawayPostgres;
+  beforeAll(async () => {
+    pg = await createThrowawayPostgres();
+    await pg.start();
+  }, 60_000);
+  // A failed expectation must not leave clients running.
+  let stopLoad = async () => {};
+  afterEach(() => stopLoad());
+  afterAll(async () => {
+    reapAll();
+    await pg?.destroy();
+    if (figures.length) console.log(`Durability figures:\n  ${figures.join('\n  ')}`);
+  }, 60_000);
+
+  /** The stored name of every pet, read straight from the database. */
+  const storedNames = async () =>
+    new Map(
+      (await pg.psql('SELECT id, name FROM pets'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [Number(line.slice(0, line.indexOf('|'))), line.slice(line.indexOf('|') + 1)] as const),
+    );
+
+  /** Every acknowledged pet, fetched through the API: the same name under the same id. */
+  const missingThroughApi = async (server: Running, acknowledged: Map<number, string>) => {
+    const missing: number[] = [];
+    const ids = [...acknowledged.keys()];
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(
+        ids.slice(i, i + 50).map(async (id) => {
+          const r = await call(`${server.baseUrl}/pets/${id}`, { headers });
+          if (r.status !== 200 || r.body.name !== acknowledged.get(id)) missing.push(id);
+        }),
+      );
+    }
+    return missing;
+  };
+
+  test('when the server is killed with SIGKILL under load, then every pet that got a 201 is stored and readable after a restart', async () => {
+    const url = { base: '' };
+    let server = await startServer({ ...ENV, DATABASE_URL: pg.url });
+    url.base = server.baseUrl;
+    const load = createLoad(() => url.base, KEY, CONNECTIONS, 'server-kill');
+    stopLoad = load.stop;
+    await sleep(1_500);
+    server.child.kill('SIGKILL');
+    await server.exit;
+    await load.stop();
+    const acknowledged = load.acknowledged;
+    expect(acknowledged.size).toBeGreaterThan(50);
+
+    const stored = await storedNames();
+    const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
+    expect(lost).toEqual([]);
+
+    server = await startServer({ ...ENV, DATABASE_URL: pg.url, PORT: String(new URL(url.base).port) });
+    try {
+      expect(await missingThroughApi(server, acknowledged)).toEqual([]);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    figures.push(
+      `server SIGKILL: ${acknowledged.size} pets acknowledged, ${acknowledged.size - lost.length} found afterwards (statuses ${JSON.stringify(Object.fromEntries(load.statuses))})`,
+    );
+  }, 120_000);
+
+  test('when PostgreSQL is killed with SIGKILL under load, then after its restart every pet that got a 201 is readable, and the service recovers by itself', async () => {
+    const server = await startServer({ ...ENV, DATABASE_URL: pg.url });
+    try {
+      const load = createLoad(() => server.baseUrl, KEY, CONNECTIONS, 'pg-kill');
+      stopLoad = load.stop;
+      await sleep(1_000);
+      pg.kill();
+      const ackedBeforeCrash = new Map(load.acknowledged);
+      await sleep(500);
+      await pg.start(); // crash recovery replays the WAL
+      const recovered = await waitFor(async () => (await call(`${server.baseUrl}/pets?limit=1`, { headers })).status === 200, {
+        timeoutMs: 15_000,
+      });
+      await sleep(500);
+      await load.stop();
+
+      expect(ackedBeforeCrash.size).toBeGreaterThan(50);
+      const stored = await storedNames();
+      const lost = [...load.acknowledged].filter(([id, name]) => stored.get(id) !== name);
+      expect(lost).toEqual([]);
+      expect(await missingThroughApi(server, load.acknowledged)).toEqual([]);
+      // During the outage: 503s only, never another 5xx, never a hang.
+      expect([...load.statuses.keys()].sort()).toEqual(expect.arrayContaining([201]));
+      for (const status of load.statuses.keys()) expect([201, 503]).toContain(status);
+      figures.push(
+        `PostgreSQL SIGKILL: ${ackedBeforeCrash.size} acknowledged before the crash, ${load.acknowledged.size} in all, ${load.acknowledged.size - lost.length} found after the restart; ` +
+          `serving ${recovered} ms after PostgreSQL accepted connections again (statuses ${JSON.stringify(Object.fromEntries(load.statuses))})`,
+      );
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 120_000);
+
+  test.each([
+    ['synchronous_commit', 'off'],
+    ['fsync', 'off'],
+  ])(
+    'when the database has %s %s, then the server refuses to start and says why',
+    async (setting, value) => {
+      await pg.psql(`ALTER SYSTEM SET ${setting} = ${value}`);
+      await pg.psql('SELECT pg_reload_conf()');
+      try {
+        await waitFor(async () => (await pg.psql(`SHOW ${setting}`)).trim() === value);
+        const s = spawnServer({ ...ENV, DATABASE_URL: pg.url });
+        expect(await s.exit).toBe(78);
+        expect(s.output()).toContain(`Refusing to serve: on this database ${setting} is off`);
+        // ON_UNSAFE_DATABASE=warn: it serves, and says so loudly.
+        const warned = await startServer({ ...ENV, DATABASE_URL: pg.url, ON_UNSAFE_DATABASE: 'warn' });
+        try {
+          await waitFor(async () => (await call(`${warned.origin}/readyz`)).status === 200);
+          expect(warned.output()).toMatch(new RegExp(`"level":50.*${setting} is off.*Serving anyway, because ON_UNSAFE_DATABASE=warn`));
+        } finally {
+          expect(await stop(warned)).toBe(0);
+        }
+      } finally {
+        await pg.psql(`ALTER SYSTEM RESET ${setting}`);
+        await pg.psql('SELECT pg_reload_conf()');
+      }
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,151 @@
+import { call } from '../../support/load';
+import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';
+import { countAcrossInstances } from '../../support/sharedLimit';
+import { waitUntilListening } from '../../../scripts/lib/processes';
+import { type Running, reapAll, spawnServer, startServer, stop } from '../../support/processes';
+import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
+
+// The service behind PgBouncer in transaction mode (Debian's pgbouncer, as shipped), in front
+// of a throwaway cluster: two instances, so that rate limits and idempotency are shared through it.
+// RATE_LIMIT is one limit for every key: each test, and each load connection, has keys of its own.
+const KEY = 'pooled-key-0123456789abcdef';
+const LIMITED = 'limited-key-0123456789abcdef';
+const LOAD_KEYS = Array.from({ length: 30 }, (_, i) => `load-key-${i}-0123456789abcdef`);
+const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
+
+const why = pgbouncerUnavailable();
+if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the pooler tests need PgBouncer: ${why}`);
+
+(why ? describe.skip : describeWithThrowawayPostgres)(`behind PgBouncer in transaction mode${why ? ` (skipped: ${why})` : ''}`, () => {
+  let pg: ThrowawayPostgres;
+  let bouncer: PgBouncer;
+  let a: Running;
+  let b: Running;
+  beforeAll(async () => {
+    pg = await createThrowawayPostgres();
+    await pg.start();
+    // Fewer server connections than the two instances' pools ask for: the pooler shares them.
+    bouncer = await startPgBouncer(pg.port, 'transaction', 8);
+    const env = {
+      DATABASE_URL: bouncer.url,
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_POOL_SIZE: '20',
+      API_KEYS: [KEY, LIMITED, ...LOAD_KEYS].join(','),
+      RATE_LIMIT: '100/1h',
+    };
+    [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    await waitReady(a);
+    await waitReady(b);
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of [a, b]) if (s) expect(await stop(s)).toBe(0);
+    reapAll();
+    await bouncer?.stop();
+    await pg?.destroy();
+  }, 60_000);
+
+  const waitReady = async (s: Running) => {
+    for (let i = 0; i < 100 && (await call(`${s.origin}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const create = (server: Running, body: object, extra: Record<string, string> = {}) =>
+    call(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...json(KEY), ...extra }, body: JSON.stringify(body) });
+
+  test('when the service starts behind it without DATABASE_POOL_MODE, then /readyz gives the reason code pooler_refused, and the log says what the pooler refused', async () => {
+    const s = spawnServer({ DATABASE_URL: bouncer.url, API_KEYS: KEY });
+    try {
+      const origin = new URL(await waitUntilListening(s.child, s.output)).origin;
+      let r = await call(`${origin}/readyz`);
+      for (let i = 0; i < 50 && !/refused/.test(String(r.body?.message)); i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        r = await call(`${origin}/readyz`);
+      }
+      expect(r.status).toBe(503);
+      // A reason code, and none of the pooler's own words (they can name the database): /readyz needs no key.
+      expect(r.body).toEqual({ code: 'service_unavailable', message: 'Not ready: pooler_refused', status: 503 });
+      expect(s.output()).toContain('unsupported startup parameter: statement_timeout');
+      expect(s.output()).toContain(
+        '(08P01, protocol violation); behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOL_MODE=transaction',
+      );
+      expect(s.output()).toContain('refused the connection');
+      expect(s.output()).not.toContain('unreachable');
+    } finally {
+      await stop(s);
+    }
+  }, 60_000);
+
+  test('when animals are created, listed and fetched through the pooler, then every answer is right', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => create(i % 2 ? a : b, { name: `Pooled ${i}`, categoryId: i + 1, status: 'pending' })),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(20).fill(201));
+    for (const r of created) {
+      const got = await call(`${(r.body.id % 2 ? b : a).baseUrl}/pets/${r.body.id}`, { headers: json(KEY) });
+      expect(got.body).toEqual(r.body);
+    }
+    // Only this test makes pending animals: the list is theirs, whatever ran before.
+    const listed = await call(`${a.baseUrl}/pets?status=pending&limit=100`, { headers: json(KEY) });
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((p: { id: number }) => p.id)).toEqual(created.map((r) => r.body.id).sort((x, y) => x - y));
+  }, 30_000);
+
+  test('when an Idempotency-Key is reused through the pooler, then it replays, refuses another body, and a race creates one animal', async () => {
+    const body = { name: 'Pooled once', categoryId: 3 };
+    const first = await create(a, body, { 'Idempotency-Key': 'pooled-1' });
+    const again = await create(b, body, { 'Idempotency-Key': 'pooled-1' });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers?.get('idempotent-replayed')).toBe('true');
+    expect((await create(b, { ...body, name: 'Other' }, { 'Idempotency-Key': 'pooled-1' })).status).toBe(422);
+    const raced = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        create(i % 2 ? a : b, { name: 'Raced pooled', categoryId: 4 }, { 'Idempotency-Key': 'pooled-race' }),
+      ),
+    );
+    for (const r of raced) expect([201, 409]).toContain(r.status);
+    expect(await pg.psql("SELECT count(*) FROM pets WHERE name = 'Raced pooled'")).toBe('1\n');
+  }, 30_000);
+
+  test('when one key calls both instances, then the rate limit counts them together through the pooler', async () => {
+    const counted = await countAcrossInstances(a, b, LIMITED, { limit: 100, onA: 60 });
+    expect(counted.refusedOnB.code).toBe('rate_limited');
+    expect(counted.allowedOnB).toBe(40);
+    expect(counted.aAfter).toBe(429);
+  }, 150_000);
+
+  test('when a statement outlives its deadline through the pooler, then the request gets 503 and the pooler connection is free again', async () => {
+    // Hold a lock on pets from outside the pooler, then list: the list waits, is cancelled at its deadline.
+    const holder = pg.psql('BEGIN; LOCK TABLE pets IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(7); COMMIT;');
+    await new Promise((r) => setTimeout(r, 300));
+    const blocked = await call(`${a.baseUrl}/pets`, { headers: json(KEY) }, 20_000);
+    expect(blocked.status).toBe(503);
+    await holder;
+    expect((await call(`${a.baseUrl}/pets?limit=1`, { headers: json(KEY) })).status).toBe(200);
+  }, 30_000);
+
+  test('when 30 connections create and list for 5 s through the pooler, then nothing fails: no 5xx, no error', async () => {
+    const statuses = new Map<number, number>();
+    const end = Date.now() + 5_000;
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        for (let j = 0; Date.now() < end; j++) {
+          const server = (i + j) % 2 ? a : b;
+          const key = LOAD_KEYS[i] as string;
+          const r =
+            j % 2
+              ? await call(`${server.baseUrl}/pets?limit=20`, { headers: json(key) })
+              : await call(`${server.baseUrl}/pets`, {
+                  method: 'POST',
+                  headers: { ...json(key), 'Idempotency-Key': `load-${i}-${j}` },
+                  body: JSON.stringify({ name: `Load ${i}-${j}`, categoryId: 1 }),
+                });
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        }
+      }),
+    );
+    const total = [...statuses.values()].reduce((x, y) => x + y, 0);
+    expect(Object.fromEntries(statuses)).toEqual({ 200: expect.any(Number), 201: expect.any(Number) });
+    expect(total).toBeGreaterThan(100);
+    process.stdout.write(
+      `through PgBouncer (transaction mode, 8 server connections), 30 connections for 5 s: ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+    );
+  }, 30_000);
+});

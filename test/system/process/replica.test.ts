@@ -1,0 +1,119 @@
+import { call, waitFor } from '../../support/load';
+import { type Running, reapAll, startServer, stop } from '../../support/processes';
+import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
+
+// Reads from a streaming replica (pg_basebackup -R from a throwaway primary), and what happens
+// when it falls behind or stops: reads go to the primary, and no request fails.
+const KEY = 'replica-key-0123456789abcdef';
+const json = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+const MAX_LAG_MS = 500;
+
+describeWithThrowawayPostgres('reads from a streaming replica', () => {
+  let primary: ThrowawayPostgres;
+  let replica: ThrowawayPostgres;
+  let server: Running;
+  const failures: { status: number; url: string }[] = [];
+
+  beforeAll(async () => {
+    primary = await createThrowawayPostgres();
+    await primary.start();
+    replica = await createThrowawayPostgres({ replicaOf: primary });
+    await replica.start();
+    server = await startServer({
+      DATABASE_URL: primary.url,
+      DATABASE_REPLICA_URL: replica.url,
+      DATABASE_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
+      API_KEYS: KEY,
+    });
+    await waitFor(async () => (await call(`${server.origin}/readyz`)).status === 200);
+  }, 120_000);
+  afterAll(async () => {
+    // A server that did not exit cleanly shows why: its last output comes with the failure.
+    if (server) {
+      const code = await stop(server);
+      expect({ code, output: code === 0 ? '' : server.output().slice(-6000) }).toEqual({ code: 0, output: '' });
+    }
+    reapAll();
+    await replica?.destroy();
+    await primary?.destroy();
+  }, 60_000);
+
+  /** Every call of the test, its 5xx kept: none may happen, whatever the replica does. */
+  const api = async (path: string, init: RequestInit = {}) => {
+    const r = await call(`${server.baseUrl}${path}`, { ...init, headers: json });
+    if (r.status >= 500 || r.status === 0) failures.push({ status: r.status, url: path });
+    return r;
+  };
+  const create = (name: string) => api('/pets', { method: 'POST', body: JSON.stringify({ name, categoryId: 1 }) });
+  const reads = async () => {
+    const metrics = await (await fetch(`${server.origin}/metrics`)).text();
+    const count = (serverName: string) =>
+      Number(new RegExp(`animal_store_db_reads_total\\{server="${serverName}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    const lag = Number(/animal_store_db_replica_lag_milliseconds (-?\d+)/.exec(metrics)?.[1]);
+    return { replica: count('replica'), primary: count('primary'), lag };
+  };
+  /** Reads until one is served where `where` says; returns the pets listed by the last one. */
+  const listUntilServedBy = async (where: 'replica' | 'primary') => {
+    let body: { name: string }[] = [];
+    await waitFor(
+      async () => {
+        const before = await reads();
+        body = (await api('/pets?limit=100')).body as { name: string }[];
+        const after = await reads();
+        return after[where] > before[where];
+      },
+      { timeoutMs: 15_000, everyMs: 50 },
+    );
+    return body.map((p) => p.name);
+  };
+
+  test('when the replica keeps up, then listPets and getPet are served by it, and a create is answered by the primary', async () => {
+    const created = await create('Written to the primary');
+    expect(created.status).toBe(201);
+    // A create's own response never depends on the replica.
+    expect(created.body).toMatchObject({ name: 'Written to the primary' });
+    await waitFor(async () => (await replica.psql("SELECT count(*) FROM pets WHERE name = 'Written to the primary'")) === '1\n');
+    expect(await listUntilServedBy('replica')).toContain('Written to the primary');
+    const before = await reads();
+    expect((await api(`/pets/${created.body.id}`)).body).toEqual(created.body);
+    expect((await reads()).replica).toBe(before.replica + 1);
+  }, 60_000);
+
+  test('when replay on the replica is paused and the primary moves on, then reads go to the primary within the lag limit, and back once it catches up', async () => {
+    await replica.psql('SELECT pg_wal_replay_pause()');
+    try {
+      const created = await create('While the replica is paused');
+      expect(created.status).toBe(201);
+      // Past DATABASE_REPLICA_MAX_LAG_MS, the primary serves: the new animal is listed.
+      await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
+      expect(await listUntilServedBy('primary')).toContain('While the replica is paused');
+      expect((await reads()).lag).toBeGreaterThan(MAX_LAG_MS);
+    } finally {
+      await replica.psql('SELECT pg_wal_replay_resume()');
+    }
+    expect(await listUntilServedBy('replica')).toContain('While the replica is paused');
+  }, 60_000);
+
+  test('when the replica stops, then reads go to the primary without a failed request, and back to it once it is started again', async () => {
+    // Reads running while it stops: none may fail.
+    let running = true;
+    const background = (async () => {
+      while (running) await api('/pets?limit=5');
+    })();
+    try {
+      await replica.stop();
+      expect(await listUntilServedBy('primary')).toEqual(expect.any(Array));
+      expect((await reads()).lag).toBe(-1);
+      await create('While the replica is down');
+      await replica.start();
+      expect(await listUntilServedBy('replica')).toContain('While the replica is down');
+    } finally {
+      running = false;
+      await background;
+    }
+  }, 90_000);
+
+  afterAll(() => {
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,227 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+import { embeddedDataDir, projectRoot } from '../../src/paths';
+
+const KEY = 'a-valid-key-0123456789';
+
+const problemsOf = (env: NodeJS.ProcessEnv): string[] => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('loadConfig', () => {
+  test('when nothing is set, then the defaults apply and one random key is made', () => {
+    const a = loadConfig({});
+    const b = loadConfig({});
+    expect(a).toEqual({
+      host: '127.0.0.1',
+      port: 3000,
+      databaseUrl: undefined,
+      pgliteDataDir: embeddedDataDir,
+      databasePoolSize: 10,
+      databasePoolMode: 'session',
+      databaseReplicaUrl: undefined,
+      databaseReplicaMaxLagMs: 1000,
+      apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)],
+      apiKeyGenerated: true,
+      logLevel: 'info',
+      webConcurrency: 1,
+      metricsToken: undefined,
+      rateLimit: { requests: 6000, windowSeconds: 60 },
+      idempotencyTtlSeconds: 86_400,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+      onUnsafeDatabase: 'refuse',
+      allowStubs: true,
+      validateResponses: 'off',
+      corsOrigins: undefined,
+    });
+    expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
+  });
+
+  test('when everything is set, then it is used', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/app',
+      DATABASE_POOL_SIZE: '25',
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_REPLICA_URL: 'postgres://u@replica:5432/app',
+      DATABASE_REPLICA_MAX_LAG_MS: '250',
+      API_KEYS: ` ${KEY} , second-key-0123456789 `,
+      PGLITE_DATA_DIR: 'tmp/pg',
+      LOG_LEVEL: 'debug',
+      WEB_CONCURRENCY: '2',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      RATE_LIMIT: '100/1s',
+      IDEMPOTENCY_TTL_SECONDS: '3600',
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '20000',
+      KEEP_ALIVE_TIMEOUT_MS: '75000',
+      ON_UNSAFE_DATABASE: 'warn',
+      ALLOW_STUBS: 'false',
+      VALIDATE_RESPONSES: 'log',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+    });
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      databaseUrl: 'postgres://u@db:5432/app',
+      pgliteDataDir: path.resolve('tmp/pg'),
+      databasePoolSize: 25,
+      databasePoolMode: 'transaction',
+      databaseReplicaUrl: 'postgres://u@replica:5432/app',
+      databaseReplicaMaxLagMs: 250,
+      apiKeys: [KEY, 'second-key-0123456789'],
+      apiKeyGenerated: false,
+      logLevel: 'debug',
+      webConcurrency: 2,
+      metricsToken: 'metrics-token-0123456789',
+      rateLimit: { requests: 100, windowSeconds: 1 },
+      idempotencyTtlSeconds: 3600,
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20000,
+      keepAliveTimeoutMs: 75000,
+      onUnsafeDatabase: 'warn',
+      allowStubs: false,
+      validateResponses: 'log',
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+    });
+  });
+
+  test('when the pool settings are wrong, or a replica is named without DATABASE_URL, then each problem is named', () => {
+    expect(
+      problemsOf({
+        DATABASE_POOL_SIZE: '0',
+        DATABASE_POOL_MODE: 'statement',
+        DATABASE_REPLICA_URL: 'http://replica/x',
+        DATABASE_REPLICA_MAX_LAG_MS: '-1',
+        API_KEYS: KEY,
+      }),
+    ).toEqual([
+      'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"',
+      'DATABASE_POOL_MODE must be session or transaction, got "statement"',
+      'DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica',
+      'DATABASE_REPLICA_URL must start with postgres:// or postgresql://, got http://',
+      'DATABASE_REPLICA_MAX_LAG_MS must be an integer from 0 to 600000, got "-1"',
+    ]);
+  });
+
+  test('when PORT is 0, then the OS picks a free port', () => {
+    expect(loadConfig({ PORT: '0', API_KEYS: KEY }).port).toBe(0);
+  });
+
+  test('when several variables are wrong, then every problem is named at once', () => {
+    expect(
+      problemsOf({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x/y',
+        API_KEYS: `${KEY},,short,bad key with spaces`,
+        HOST: '',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toEqual([
+      'HOST is set but empty',
+      'PORT must be an integer from 0 to 65535, got "70000"',
+      'DATABASE_URL must start with postgres:// or postgresql://, got mysql://',
+      'API_KEYS entry 2 is empty',
+      'API_KEYS entry 3 is shorter than 16 characters',
+      'API_KEYS entry 4 has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    ]);
+  });
+
+  test.each(['', 'abc', '3000.5', '-1', ' 3000', '0x10'])('when PORT=%j, then it is refused', (port) => {
+    expect(problemsOf({ PORT: port, API_KEYS: KEY })[0]).toMatch(/^PORT must be an integer/);
+  });
+
+  test.each([['not a url'], ['localhost:5432/db']])('when DATABASE_URL=%j, then it is refused', (url) => {
+    expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toHaveLength(1);
+  });
+
+  test('when WEB_CONCURRENCY is outside 1 to 64, or above 1 without DATABASE_URL, then it is refused', () => {
+    expect(problemsOf({ WEB_CONCURRENCY: '0', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY must be an integer from 1 to 64, got "0"']);
+    expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual([
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded PostgreSQL serves one process',
+    ]);
+  });
+
+  test.each([
+    ['6000/1m', { requests: 6000, windowSeconds: 60 }],
+    ['100/s', { requests: 100, windowSeconds: 1 }],
+    ['50000/1h', { requests: 50000, windowSeconds: 3600 }],
+    ['10/30s', { requests: 10, windowSeconds: 30 }],
+    ['off', undefined],
+  ])('when RATE_LIMIT=%s, then it is read as %j', (text, expected) => {
+    expect(loadConfig({ RATE_LIMIT: text, API_KEYS: KEY }).rateLimit).toEqual(expected);
+  });
+
+  test.each(['', '0/1m', '100', '100/1d', '-5/1m', '1e3/1m', 'OFF', '100/0m'])('when RATE_LIMIT=%j, then it is refused', (text) => {
+    expect(problemsOf({ RATE_LIMIT: text, API_KEYS: KEY })[0]).toMatch(/^RATE_LIMIT must be <requests>\/<window>/);
+  });
+
+  test('when a timeout is out of range, or the request timeout is below the headers timeout, then it is refused', () => {
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '50', KEEP_ALIVE_TIMEOUT_MS: 'x', IDEMPOTENCY_TTL_SECONDS: '10', API_KEYS: KEY })).toEqual([
+      'IDEMPOTENCY_TTL_SECONDS must be an integer from 60 to 2592000, got "10"',
+      'HEADERS_TIMEOUT_MS must be an integer from 100 to 600000, got "50"',
+      'KEEP_ALIVE_TIMEOUT_MS must be an integer from 100 to 3600000, got "x"',
+    ]);
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000', API_KEYS: KEY })).toEqual([
+      'REQUEST_TIMEOUT_MS (1000) must not be below HEADERS_TIMEOUT_MS (5000)',
+    ]);
+  });
+
+  test('when ALLOW_STUBS is not true or false, or VALIDATE_RESPONSES not off, log or enforce, then each is refused', () => {
+    expect(problemsOf({ ALLOW_STUBS: 'no', VALIDATE_RESPONSES: 'strict', API_KEYS: KEY })).toEqual([
+      'ALLOW_STUBS must be true or false, got "no"',
+      'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"',
+    ]);
+  });
+
+  test('when CORS_ORIGINS holds something other than * or origins (scheme, host and port only), then each such entry is refused', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*', API_KEYS: KEY }).corsOrigins).toBe('*');
+    expect(
+      problemsOf({ CORS_ORIGINS: 'https://app.example.com/,app.example.com,ftp://x.example,https://ok.example:8443,*', API_KEYS: KEY }),
+    ).toEqual([
+      'CORS_ORIGINS entry 1 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "https://app.example.com/"',
+      'CORS_ORIGINS entry 2 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "app.example.com"',
+      'CORS_ORIGINS entry 3 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "ftp://x.example"',
+      'CORS_ORIGINS entry 5 must be an origin such as https://app.example.com (scheme, host and port only, no path or trailing slash) or the whole value *, got "*"',
+    ]);
+  });
+
+  test('when ON_UNSAFE_DATABASE is neither refuse nor warn, then it is refused', () => {
+    expect(problemsOf({ ON_UNSAFE_DATABASE: 'ignore', API_KEYS: KEY })).toEqual([
+      'ON_UNSAFE_DATABASE must be refuse or warn, got "ignore"',
+    ]);
+  });
+
+  test('when API_KEYS is set but empty, then it is refused rather than running without keys', () => {
+    expect(problemsOf({ API_KEYS: '' })).toEqual(['API_KEYS entry 1 is empty']);
+  });
+});
+
+describe('the configuration is documented where a newcomer looks', () => {
+  const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
+  // `env.NAME` or integerVar(env, 'NAME', …): every variable src/config.ts reads.
+  const readByConfig = [
+    ...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2])),
+  ].sort();
+
+  test('when src/config.ts reads a variable, then the configuration table (docs/operations.md) lists it, and lists no other', () => {
+    const table = [...read('docs/operations.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
+    expect(table).toEqual(readByConfig);
+  });
+
+  test('when src/config.ts reads a variable, then .env.example lists it', () => {
+    const listed = [...new Set([...read('.env.example').matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1]))].sort();
+    expect(listed).toEqual(readByConfig);
+  });
+});

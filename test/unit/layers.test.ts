@@ -1,0 +1,185 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { createBackend } from '../../src/contract/backend';
+import { loadSpec } from '../../src/contract/spec';
+import { createMockHandlers } from '../../src/handlers/mock';
+import { createApiPipeline } from '../../src/http/pipeline';
+import { projectRoot } from '../../src/paths';
+
+// The layout of src/ is its architecture (src/README.md): each layer imports only from the
+// layers below it, and libraries are used through their public API.
+// main.ts serves; primary.ts forks the serving processes (WEB_CONCURRENCY > 1); handlers sit above
+// http, which answers any operation through the contract's handler types and knows none of them.
+const LAYERS = ['main', 'primary', 'app', 'config', 'handlers', 'http', 'contract', 'store', 'ops'];
+const src = path.join(projectRoot, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? sourceFiles(file) : name.endsWith('.ts') ? [file] : [];
+  });
+}
+/** `src/http/body.ts` → `http`, `src/main.ts` (or the import `./main`) → `main`. */
+const layerOf = (file: string) => (path.relative(src, file).split(path.sep)[0] as string).replace(/\.ts$/, '');
+const files = sourceFiles(src);
+
+describe('the layers of src/', () => {
+  test('when a file is in src/, then it belongs to a layer, or is one of the two that stand apart', () => {
+    const stray = files.filter((f) => !LAYERS.includes(layerOf(f)) && !['paths', 'client'].includes(layerOf(f)));
+    expect(stray).toEqual([]);
+  });
+
+  test.each(files.map((f) => [path.relative(projectRoot, f), f]))('%s imports only from the layers below its own', (_name, file) => {
+    const rank = LAYERS.indexOf(layerOf(file));
+    const upward = [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)]
+      .map((m) => path.resolve(path.dirname(file), m[1] as string))
+      .filter((target) => target.startsWith(`${src}${path.sep}`))
+      .map(layerOf)
+      .filter((layer) => layer !== 'paths' && LAYERS.indexOf(layer) < rank && layer !== layerOf(file));
+    expect(upward).toEqual([]);
+    if (rank === -1) return;
+    // client.ts is what the package exports; the service itself never needs it.
+    expect(readFileSync(file, 'utf8')).not.toMatch(/from '\.\.?\/(\.\.\/)*client'/);
+  });
+});
+
+describe('the functions of src/', () => {
+  // A function that long has more than one job: it is split into steps, each a call.
+  const MAX_LINES = 100;
+  test(`when a function or method in src/ is measured, then none is longer than ${MAX_LINES} lines`, () => {
+    const long: string[] = [];
+    for (const file of files) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node) => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+          const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          if (last - first + 1 > MAX_LINES) long.push(`${path.relative(projectRoot, file)}:${first + 1} (${last - first + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(long).toEqual([]);
+  });
+});
+
+describe('generated/', () => {
+  test("when the handler registry is generated, then it imports the handlers of src/handlers/ and nothing else but the contract's handler types", () => {
+    const file = path.join(projectRoot, 'generated', 'handlers.ts');
+    const targets = [...readFileSync(file, 'utf8').matchAll(/^import( type)?[^;]*?from '(\.[^']+)'/gm)].map(
+      (m) => `${m[1] ? 'type ' : ''}${path.relative(projectRoot, path.resolve(path.dirname(file), m[2] as string))}`,
+    );
+    expect(targets.length).toBeGreaterThan(1);
+    const others = targets.filter((t) => !t.startsWith(`src${path.sep}handlers${path.sep}`));
+    expect(others).toEqual([`type ${path.join('src', 'contract', 'handlers')}`]);
+  });
+});
+
+describe('test/', () => {
+  test('when a test file is in test/, then it is in the folder of its tier (unit, component, system), and helpers are in support/', () => {
+    const tests = sourceFiles(path.join(projectRoot, 'test')).map((file) => path.relative(path.join(projectRoot, 'test'), file));
+    const misplaced = tests.filter((file) => {
+      const [top] = file.split(path.sep);
+      return file.endsWith('.test.ts') ? !['unit', 'component', 'system'].includes(top as string) : top !== 'support';
+    });
+    expect(tests.length).toBeGreaterThan(40);
+    expect(misplaced).toEqual([]);
+  });
+
+  test('when a test is named, then the name follows one pattern: "when …, then …"', () => {
+    const titles = sourceFiles(path.join(projectRoot, 'test'))
+      .filter((file) => file.endsWith('.test.ts'))
+      .flatMap((file) =>
+        [
+          ...readFileSync(file, 'utf8').matchAll(
+            /(?:\btest\(|\btest\.each\([^()]*\)\(|\]\)\(|\btest\.each\(\w+\)\(|\btest\.skip\)\()\s*(['"`])((?:\\.|(?!\1).)*)\1/g,
+          ),
+        ].map((m) => `${path.relative(projectRoot, file)}: ${m[2]}`),
+      );
+    expect(titles.length).toBeGreaterThan(200);
+    expect(titles.filter((t) => !/\bwhen\b.*\bthen\b/.test(t))).toEqual([]);
+  });
+});
+
+describe('scripts/', () => {
+  const scripts = sourceFiles(path.join(projectRoot, 'scripts'));
+  const importsOf = (file: string) =>
+    [...readFileSync(file, 'utf8').matchAll(/^import[^;]*?from '(\.[^']+)'/gm)].map((m) =>
+      path.resolve(path.dirname(file), m[1] as string),
+    );
+
+  test('when scripts/ is listed, then it holds one folder per tool, each with its README, and nothing loose', () => {
+    const entries = readdirSync(path.join(projectRoot, 'scripts'), { withFileTypes: true });
+    expect(entries.filter((e) => !e.isDirectory() && e.name !== 'README.md').map((e) => e.name)).toEqual([]);
+    const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((name) => !existsSync(path.join(projectRoot, 'scripts', name, 'README.md')))).toEqual([]);
+    // Every npm script run by ts-node runs a file in one of those folders.
+    const { scripts: npmScripts } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const entryPoints = Object.values(npmScripts).flatMap((command) =>
+      [...command.matchAll(/\bscripts\/(\S+)\.ts\b/g)].map((m) => m[1] as string),
+    );
+    expect(entryPoints.length).toBeGreaterThan(8);
+    expect(entryPoints.filter((file) => !folders.includes(file.split('/')[0] as string) || !file.includes('/'))).toEqual([]);
+  });
+
+  test('when a script imports, then nothing comes from test/ (what both need lives in src/ or scripts/lib/)', () => {
+    const offences = scripts.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith(path.join(projectRoot, 'test')))
+        .map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  test('when the contract checks run, then they do not load the app to check the handlers', () => {
+    const offences = scripts
+      .filter((file) => file.startsWith(path.join(projectRoot, 'scripts', 'contract', '')))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => target === path.join(src, 'app') || target === path.join(src, 'main'))
+          .map((target) => `${path.relative(projectRoot, file)} → ${path.relative(projectRoot, target)}`),
+      );
+    expect(offences).toEqual([]);
+  });
+});
+
+describe('libraries are used through their public API', () => {
+  test("when any source is read, then none assigns to a library object's members or reads private symbols", () => {
+    const offences = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line: line.trim(), at: `${path.relative(projectRoot, file)}:${i + 1}` }))
+        .filter(
+          ({ line }) =>
+            // backend.router.x = …, api.validator.y = …, router.z = … (not ==, not =>)
+            /\b(router|validator|backend|api)\.[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*\s*=(?![=>])/.test(line) ||
+            // pino's internals, and any cast that reaches past a library type to its privates
+            /pino\.symbols|Symbol\.for\('pino|as unknown as (Record<symbol|\{[^}]*\(\))/.test(line),
+        )
+        .map(({ at, line }) => `${at}: ${line}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  test('when the pipeline has registered everything, then no method of openapi-backend, its router or its validator is shadowed', async () => {
+    const spec = await loadSpec();
+    const backend = await createBackend(spec);
+    createApiPipeline({ spec, backend, handlers: await createMockHandlers(spec), apiKeys: ['k'.repeat(16)] });
+    const shadowed = (object: object) => {
+      const methods = new Set<string>();
+      for (let proto = Object.getPrototypeOf(object); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+        for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') methods.add(name);
+      }
+      return Object.getOwnPropertyNames(object).filter((name) => methods.has(name));
+    };
+    expect({ backend: shadowed(backend), router: shadowed(backend.router), validator: shadowed(backend.validator) }).toEqual({
+      backend: [],
+      router: [],
+      validator: [],
+    });
+  });
+});
