@@ -155,3 +155,17 @@ export async function insertPets(sql: Sql, pets: NewPet[]): Promise<Pet[]> {
     INSERT INTO pets ${sql(pets.map((p) => ({ name: p.name, category_id: p.categoryId, status: p.status })))}
     RETURNING ${petColumns(sql)}`.then((rows) => [...rows].sort((a, b) => a.id - b.id));
 }
+
+/**
+ * The app of a test file: started before its tests, on a database of its own, and closed after
+ * them (`const t = testAppForFile();`). Its fields are filled in when the file's tests start, so
+ * read them inside tests and hooks.
+ */
+export function testAppForFile(options?: Parameters<typeof startTestApp>[0]): TestApp {
+  const t = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(t, await startTestApp(options));
+  });
+  afterAll(() => t.close());
+  return t;
+}

@@ -1,11 +1,7 @@
 import { createConnection } from 'node:net';
-import { API_KEY, OTHER_API_KEY, type TestApp, auth, listenOnLoopback, startTestApp } from '../../support/harness';
+import { API_KEY, OTHER_API_KEY, auth, listenOnLoopback, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 describe('authentication (bearer API keys)', () => {
   const operations = [

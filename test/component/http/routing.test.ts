@@ -1,10 +1,6 @@
-import { type TestApp, auth, startTestApp } from '../../support/harness';
+import { auth, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 describe('routing', () => {
   test('when the path is unknown under /v1, then 404 names it', async () => {

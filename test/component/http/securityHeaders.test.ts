@@ -1,11 +1,7 @@
-import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+import { auth, buildNewPet, testAppForFile } from '../../support/harness';
 
 // What every answer carries, whoever answers it: the pipeline, a probe, or the routes outside the contract.
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 describe('security headers for a JSON API', () => {
   test.each([

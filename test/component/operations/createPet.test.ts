@@ -1,12 +1,8 @@
 import { BODY_LIMIT_BYTES } from '../../../src/http/body';
 import { onlyRow } from '../../../src/store/db';
-import { type Pet, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
+import { type Pet, auth, buildNewPet, listenOnLoopback, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 const stored = async (id: number) =>
   onlyRow(await t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`, `pet ${id}`);

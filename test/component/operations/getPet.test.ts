@@ -1,10 +1,6 @@
-import { type TestApp, auth, insertPet, startTestApp } from '../../support/harness';
+import { auth, insertPet, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 // From spec/openapi.yaml: getPet is deprecated since 2026-11-22 and removed on 2030-12-05.
 const DEPRECATION_HEADERS = {

@@ -5,13 +5,9 @@ import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { readMigrations } from '../../../src/store/migrate';
 import { ContractChecker } from '../../../src/contract/responses';
-import { API_KEY, type TestApp, captureLogs, contractClient, startTestApp } from '../../support/harness';
+import { API_KEY, captureLogs, contractClient, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 describe('probes: GET /healthz and GET /readyz, at the root and under /v1, without a key', () => {
   test('when the process is up, then /healthz answers 200', async () => {

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { sweepExpired } from '../../../src/store';
-import { API_KEY, OTHER_API_KEY, type Pet, type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+import { API_KEY, OTHER_API_KEY, type Pet, auth, buildNewPet, testAppForFile } from '../../support/harness';
 
 // POST /v1/pets with Idempotency-Key (IETF httpapi idempotency-key draft), through HTTP on a real PostgreSQL.
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 let n = 0;
 const newKey = () => `idem-${Date.now()}-${++n}`;

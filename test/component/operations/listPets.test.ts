@@ -1,11 +1,7 @@
 import { petStatusValues } from '../../../generated/openapi';
-import { type Pet, type TestApp, auth, insertPets, startTestApp } from '../../support/harness';
+import { type Pet, auth, insertPets, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 beforeEach(() => t.sql`TRUNCATE pets RESTART IDENTITY`);
 
 const arrange = (count: number, status: (i: number) => Pet['status'] = (i) => petStatusValues[i % 3] ?? 'available') =>

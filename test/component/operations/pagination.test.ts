@@ -6,13 +6,9 @@ import { ContractChecker } from '../../../src/contract/responses';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createCursorCodec } from '../../../src/store/cursors';
-import { API_KEY, type Pet, type TestApp, auth, captureLogs, contractClient, insertPets, startTestApp } from '../../support/harness';
+import { API_KEY, type Pet, auth, captureLogs, contractClient, insertPets, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 beforeEach(() => t.sql`TRUNCATE pets RESTART IDENTITY`);
 
 type Status = Pet['status'];

@@ -1,12 +1,8 @@
 import pino from 'pino';
 import { type LoggingOptions, type RequestLogFields, createLogging, isoTimeByMillisecond } from '../../../src/ops/logger';
-import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+import { auth, buildNewPet, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 const lineFor = (requestId: string | undefined) => t.logs().find((l) => l.req?.id === requestId);
 

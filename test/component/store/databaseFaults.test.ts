@@ -6,13 +6,9 @@ import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { ContractChecker } from '../../../src/contract/responses';
-import { API_KEY, type TestApp, auth, buildNewPet, captureLogs, contractClient, startTestApp } from '../../support/harness';
+import { API_KEY, auth, buildNewPet, captureLogs, contractClient, testAppForFile } from '../../support/harness';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = testAppForFile();
 
 describe('faults', () => {
   test('when the database raises an unexpected error, then 500 with a generic message, and the details are logged', async () => {
