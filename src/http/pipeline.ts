@@ -109,7 +109,8 @@ class ApiPipeline {
   private async answer(req: Request, res: Response, request: LibraryRequest, found: Match): Promise<Reply> {
     const deadline = requestDeadline(this.deps.deadlineMs);
     const auth = this.needsKey(request, found) ? this.authenticate(req.headers, req.rawHeaders) : undefined;
-    if (auth && !auth.ok) throw unauthorizedError(auth);
+    // Returned, not thrown: the commonest refusal does not unwind.
+    if (auth && !auth.ok) return replyOf(unauthorizedError(auth));
     res.locals.keyId = auth?.keyId;
     if (!found.route) return this.unmatched(req, found);
     const { route } = found;
