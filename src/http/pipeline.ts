@@ -31,7 +31,7 @@ import { type AuthResult, createBearerAuth, unauthorizedError } from './auth';
 import { type DecodedBody, readJsonBody, requireBodyType } from './body';
 import { closeIfBodyLeft } from './connection';
 import { HttpError, keepCause, toHttpError } from './errors';
-import { type LibraryRequest, type Route, compileRoutes, pathParamsOf } from './operations';
+import { type LibraryRequest, type Route, compileRoutes } from './operations';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
 import { type Reply, replyOf, sendReply } from './reply';
 
@@ -52,7 +52,8 @@ export interface PipelineDeps {
 
 /** What the match found: an operation, or for a path without one, the methods it has (405) or nothing (404). */
 type Matched = { route: Route; operation: Operation };
-type Unmatched = { route: undefined; allowed: ReturnType<typeof allowedMethods> };
+/** `allowed` is looked up when asked for (method by method: not the hot path), at most once. */
+type Unmatched = { route: undefined; allowed: () => ReturnType<typeof allowedMethods> };
 type Match = Matched | Unmatched;
 type Authenticated = Extract<AuthResult, { ok: true }>;
 
@@ -88,7 +89,7 @@ class ApiPipeline {
     };
     const found = this.match(request);
     res.locals.operationId = found.route?.facts.operationId;
-    res.locals.route = found.route ? found.operation.path : found.allowed?.template;
+    res.locals.route = found.route && found.operation.path;
     let reply: Reply;
     try {
       reply = await this.answer(req, res, request, found);
@@ -112,7 +113,7 @@ class ApiPipeline {
     // Returned, not thrown: the commonest refusal does not unwind.
     if (auth && !auth.ok) return replyOf(unauthorizedError(auth));
     res.locals.keyId = auth?.keyId;
-    if (!found.route) return this.unmatched(req, found);
+    if (!found.route) return this.unmatched(req, res, found);
     const { route } = found;
     if (auth) await this.takeQuota(res, auth, deadline);
     const body = await this.readBody(req, request, route.facts);
@@ -131,11 +132,13 @@ class ApiPipeline {
     return this.checked(res, found.operation, await route.handler(input as unknown as Input<OperationId>));
   }
 
-  /** 1. The one match of a request; a miss is looked up method by method (not the hot path). */
+  /** 1. The one match of a request. */
   private match(request: LibraryRequest): Match {
     const operation = this.backend.matchOperation(request as never);
     const route = operation && this.routes.get(operation.operationId as string);
-    return route ? { route, operation } : { route: undefined, allowed: allowedMethods(this.backend, request.path) };
+    if (route) return { route, operation };
+    let allowed: ReturnType<typeof allowedMethods> | null = null;
+    return { route: undefined, allowed: () => (allowed === null ? (allowed = allowedMethods(this.backend, request.path)) : allowed) };
   }
 
   /**
@@ -144,13 +147,15 @@ class ApiPipeline {
    */
   private needsKey(request: LibraryRequest, found: Match): boolean {
     if (found.route) return found.route.needsKey || keyFirst(this.spec, request.path);
-    return keyFirst(this.spec, request.path) && !(request.method === 'OPTIONS' && found.allowed);
+    return keyFirst(this.spec, request.path) && !(request.method === 'OPTIONS' && found.allowed());
   }
 
   /** 3. No operation: 404, or the path's methods (405, and OPTIONS's answer, RFC 9110 §9.3.7). */
-  private unmatched(req: Request, found: Unmatched): Reply {
-    if (!found.allowed) throw new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`);
-    const allow = found.allowed.allow.join(', ');
+  private unmatched(req: Request, res: Response, found: Unmatched): Reply {
+    const allowed = found.allowed();
+    if (!allowed) throw new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`);
+    res.locals.route = allowed.template;
+    const allow = allowed.allow.join(', ');
     if (req.method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
     throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`, { Allow: allow });
   }
@@ -179,7 +184,11 @@ class ApiPipeline {
    */
   private validate(req: Request, request: LibraryRequest, { route, operation }: Matched): { query: unknown; params: unknown } {
     const result = this.backend.validateRequest(request as never, operation);
-    const raw = rawIntegerErrors(route.facts, req.query, pathParamsOf(route, operation.path, request.path));
+    // ajv's coercion turned validation's copy of the path parameters into numbers: their text is the router's parse of the path.
+    const pathParams: Record<string, unknown> = route.integerPathParams
+      ? (this.backend.router.parseRequest(request as never, operation).params as Record<string, unknown>)
+      : {};
+    const raw = rawIntegerErrors(route.facts, req.query, pathParams);
     if (result.valid && raw.length === 0) return result.coerced as { query: unknown; params: unknown };
     const others = (result.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
     throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
