@@ -12,6 +12,13 @@ export interface WriteTransaction {
   xid: string;
   /** pg_backend_pid() of the session that ran it. */
   pid: number;
+  /**
+   * A row it inserted, by id and created_at (as text): the proof that it committed. After a
+   * crash PostgreSQL hands out again the transaction ids (and sequence values) of transactions
+   * none of whose WAL reached the disk, so pg_xact_status can say "committed" of another
+   * transaction with our id: the row, with our xid as its xmin and our created_at, cannot.
+   */
+  row: { table: string; id: number | string; createdAt: string };
 }
 
 /** The columns a write's RETURNING adds so that its transaction can be found again: `xid` and `pid`. */
@@ -83,6 +90,21 @@ export async function commitWithin<T>(
   }
 }
 
+/** The transaction id `xid` as the 32-bit xid a row's xmin shows. */
+const xid32 = (q: Sql, xid: string) => q`(${xid}::xid8::text::numeric % 4294967296)::text`;
+
+/** Whether the row the transaction inserted is there, inserted by it: its commit, proven (WriteTransaction.row). */
+async function rowIsOurs(sql: Sql, row: WriteTransaction['row'], xid: string, until: number): Promise<boolean> {
+  const found = await withDeadline(
+    sql`
+      SELECT 1 AS one
+      FROM ${sql(row.table)}
+      WHERE id = ${row.id} AND created_at::text = ${row.createdAt} AND xmin::text = ${xid32(sql, xid)}`,
+    Math.min(until, Date.now() + 1_000),
+  );
+  return found.length > 0;
+}
+
 /** A failure PostgreSQL answered for this transaction (an ERROR): it rolled back. A lost connection, or none, says nothing. */
 const isDefinite = (err: unknown) => err instanceof postgres.PostgresError && err.severity === 'ERROR';
 
@@ -92,7 +114,7 @@ const isDefinite = (err: unknown) => err instanceof postgres.PostgresError && er
  * rolls back unless the COMMIT got there first. Retried while the database is unavailable, for
  * up to RESOLVE_MS; then CommitOutcomeUnknownError.
  */
-async function committedAfterAll(sql: Sql, { xid, pid }: WriteTransaction, cause: unknown): Promise<boolean> {
+export async function committedAfterAll(sql: Sql, { xid, pid, row }: WriteTransaction, cause: unknown): Promise<boolean> {
   const until = Date.now() + RESOLVE_MS;
   while (Date.now() < until) {
     try {
@@ -103,17 +125,19 @@ async function committedAfterAll(sql: Sql, { xid, pid }: WriteTransaction, cause
         ),
         'pg_xact_status',
       );
-      if (status === 'committed') return true;
+      if (status === 'committed') return await rowIsOurs(sql, row, xid, until);
       if (status === 'aborted') return false;
       // Still in progress: end its session (pg_stat_activity shows it with our transaction), then ask again.
       await withDeadline(
         sql`
           SELECT pg_terminate_backend(pid, 1000)
           FROM pg_stat_activity
-          WHERE pid = ${pid} AND backend_xid::text = (${xid}::xid8::text::numeric % 4294967296)::text`,
+          WHERE pid = ${pid} AND backend_xid::text = ${xid32(sql, xid)}`,
         Math.min(until, Date.now() + 2_000),
       );
     } catch (err) {
+      // "transaction ID … is in the future": after a crash, no WAL of it survived, so it did not commit.
+      if (err instanceof postgres.PostgresError && err.code === '22023' && /in the future/.test(err.message)) return false;
       if (!isDatabaseUnavailable(err)) throw new CommitOutcomeUnknownError({ cause: err });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

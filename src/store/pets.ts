@@ -76,14 +76,14 @@ export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id A
 /** The pet as stored, and the transaction that stored it (for commitWithin). */
 async function insertPet(q: TransactionSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
-  const { xid, pid, ...pet } = onlyRow(
-    await q<(Pet & WriteTransaction)[]>`
+  const { xid, pid, createdAt, ...pet } = onlyRow(
+    await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string })[]>`
       INSERT INTO pets (name, category_id, status)
       VALUES (${name}, ${categoryId}, ${status})
-      RETURNING ${petColumns(q)}, ${writeColumns(q)}`,
+      RETURNING ${petColumns(q)}, ${writeColumns(q)}, created_at::text AS "createdAt"`,
     'INSERT INTO pets',
   );
-  return { result: pet, wrote: { xid, pid } };
+  return { result: pet, wrote: { xid, pid, row: { table: 'pets', id: pet.id, createdAt } } };
 }
 
 /**
