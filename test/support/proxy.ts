@@ -21,6 +21,11 @@ export interface Proxy {
   cutCaught(): void;
   /** Stops taking new connections, keeping the ones it has. */
   refuseNew(): void;
+  /**
+   * The next connection is cut when its client sends its first statement after the startup
+   * message (with trust authentication, its second write), and from then on no new connection is taken.
+   */
+  cutAtFirstStatement(): void;
   close(): void;
 }
 
@@ -31,6 +36,7 @@ export async function proxyTo(url: string): Promise<Proxy> {
   const caught: { client: Socket; upstream: Socket }[] = [];
   let frozen = false;
   let fault: CommitFault = 'none';
+  let cutAtFirst = false;
   const waiting: (() => void)[] = [];
   const whenThawed = (forward: () => void) => (frozen ? waiting.push(forward) : forward());
 
@@ -39,8 +45,15 @@ export async function proxyTo(url: string): Promise<Proxy> {
     sockets.push(client, upstream);
     let answerLost = false;
     let holding = false;
+    let writes = 0;
     client.on('data', (chunk: Buffer) => {
       if (holding) return;
+      if (cutAtFirst && ++writes === 2) {
+        server.close();
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
       if (fault !== 'none' && /\bcommit\b/i.test(chunk.toString('latin1'))) {
         caught.push({ client, upstream });
         if (fault === 'hold') {
@@ -75,6 +88,7 @@ export async function proxyTo(url: string): Promise<Proxy> {
     cutCaught: () => caught.forEach(({ client }) => client.destroy()),
     // close() stops listening at once; its callback would wait for the open connections to end.
     refuseNew: () => void server.close(),
+    cutAtFirstStatement: () => void (cutAtFirst = true),
     close: () => {
       server.close();
       for (const s of sockets) s.destroy();

@@ -1,5 +1,5 @@
 import { connect, withDeadline } from '../../../src/store/db';
-import { DeadlineExceededError } from '../../../src/store/errors';
+import { DatabaseUnavailableError, DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { proxyTo } from '../../support/proxy';
 
@@ -28,6 +28,27 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
       proxy.refuseNew();
       await expect(slow).rejects.toBeInstanceOf(DeadlineExceededError);
       // The cancel request's connection is refused at once; its rejection surfaces within a few ticks.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      proxy.close();
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  test('when a new connection is cut at its first statement and the server then refuses connections, then the query fails as unavailable and nothing is left unhandled', async () => {
+    // postgres.js reads the server's array types on a new connection unless told not to; that
+    // read's failure, on a connection cut as the replica stopped, was an unhandled rejection
+    // and ended the process (src/store/db.ts: fetch_types).
+    const proxy = await proxyTo(db.url);
+    const sql = connect(proxy.url, { max: 1 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      proxy.cutAtFirstStatement();
+      await expect(withDeadline(sql`SELECT 1 AS one`, Date.now() + 3_000)).rejects.toBeInstanceOf(DatabaseUnavailableError);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(unhandled).toEqual([]);
     } finally {
