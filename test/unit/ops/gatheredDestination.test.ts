@@ -1,0 +1,44 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { gatheredDestination } from '../../../src/ops/logger';
+
+// The production log destination: lines gathered into batches in front of sonic-boom, which
+// writes them to a real file here. Every line must arrive, in order, within the flush period.
+let dir: string;
+let file: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'animal-store-log-'));
+  file = path.join(dir, 'out.log');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const target = () => pino.destination({ dest: file, sync: false, minLength: 0, mkdir: true });
+const ready = (t: ReturnType<typeof target>) => new Promise((resolve) => t.once('ready', resolve));
+const written = () => readFileSync(file, 'utf8');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('when lines shorter than a batch are written, then they reach the file only at the periodic flush, all of them, in order', async () => {
+  const t = target();
+  await ready(t);
+  const d = gatheredDestination(t, { minLength: 4096, periodicFlush: 100 });
+  for (let i = 0; i < 10; i++) d.write(`{"n":${i}}\n`);
+  await sleep(20);
+  expect(written()).toBe('');
+  await sleep(200);
+  expect(written()).toBe(Array.from({ length: 10 }, (_, i) => `{"n":${i}}\n`).join(''));
+});
+
+test('when a batch fills, then it is handed over at once, and flushSync writes the rest in order', async () => {
+  const t = target();
+  await ready(t);
+  const d = gatheredDestination(t, { minLength: 64, periodicFlush: 60_000 });
+  const lines = Array.from({ length: 50 }, (_, i) => `{"line":${i},"pad":"${'x'.repeat(i % 7)}"}\n`);
+  lines.forEach((l) => d.write(l));
+  await sleep(50);
+  // Everything but the last, unfilled batch is on its way without a timer.
+  expect(written().length).toBeGreaterThan(lines.join('').length - 64);
+  (d as unknown as { flushSync(): void }).flushSync();
+  expect(written()).toBe(lines.join(''));
+});
