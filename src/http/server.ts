@@ -1,5 +1,6 @@
-import { type RequestListener, STATUS_CODES, type Server, type ServerResponse, createServer } from 'node:http';
+import { IncomingMessage, STATUS_CODES, type Server, ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
 import type { ErrorCode } from './errors';
 
 export interface ServerTimeouts {
@@ -31,10 +32,42 @@ export interface HttpServer extends Server {
   drain(ms: number): Promise<void>;
 }
 
+/** A constructor of Node's written as a function (Node 20's IncomingMessage and ServerResponse), callable on `this`. */
+type FunctionConstructor = (this: object, ...args: unknown[]) => void;
+
+/**
+ * A class whose objects are made by Node's `base` constructor but born with `prototype`, or
+ * undefined where `base` is a `class` (a later Node), whose constructor cannot run on them.
+ */
+function bornWith<T>(base: T, prototype: object): T | undefined {
+  if (Function.prototype.toString.call(base).startsWith('class')) return undefined;
+  const construct = base as unknown as FunctionConstructor;
+  function Born(this: object, ...args: unknown[]) {
+    construct.apply(this, args);
+  }
+  Born.prototype = prototype;
+  return Born as unknown as T;
+}
+
+/**
+ * Node's server options that make each request and response with the app's prototypes from the
+ * start (express's public `app.request` and `app.response`). express gives them those prototypes
+ * on every request (`Object.setPrototypeOf` in `app.handle`); on objects Node made with its own
+ * classes that changes their shape after they were made, and every property access of Node's
+ * HTTP code and ours that follows runs off V8's fast path: a request cost about twice the CPU
+ * (docs/performance.md). Born with them, express's `setPrototypeOf` finds them set and changes nothing.
+ */
+export function expressObjects(app: Pick<Express, 'request' | 'response'>) {
+  const Request = bornWith(IncomingMessage, app.request);
+  const Response = bornWith(ServerResponse, app.response);
+  return Request && Response ? { IncomingMessage: Request, ServerResponse: Response } : {};
+}
+
 /** The HTTP server for an app: Node's parser limits, timeouts against slow clients, and Error bodies for what they refuse. */
-export function createHttpServer(app: RequestListener, t: ServerTimeouts): HttpServer {
+export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
   const server = createServer(
     {
+      ...expressObjects(app),
       headersTimeout: t.headersTimeoutMs,
       requestTimeout: t.requestTimeoutMs,
       // Node checks the two timeouts above on this interval (30 s by default, too coarse for them).

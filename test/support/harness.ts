@@ -4,6 +4,8 @@ import supertest from 'supertest';
 import type { components } from '../../generated/openapi';
 import type pino from 'pino';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createHttpServer } from '../../src/http/server';
 import { ContractChecker } from '../../src/contract/responses';
 import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
@@ -27,8 +29,12 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options';
 /** supertest, with every response checked against the spec before the test sees it. */
 export type ApiClient = Record<Method, (url: string) => supertest.Test>;
 
+/**
+ * The app on the HTTP server production runs (src/http/server.ts, with production's timeouts),
+ * which supertest starts on a loopback port for the requests in flight and closes after them.
+ */
 export function contractClient(app: Express, checker: ContractChecker): ApiClient {
-  const agent = supertest(app);
+  const agent = supertest(createHttpServer(app, loadConfig({ API_KEYS: API_KEY })));
   const call = (method: Method) => (url: string) => agent[method](url).expect((res) => checker.check(method, url, res));
   return {
     get: call('get'),
