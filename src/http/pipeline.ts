@@ -118,6 +118,8 @@ class ApiPipeline {
     if (auth) await this.takeQuota(res, auth, deadline);
     const body = await this.readBody(req, request, route.facts);
     const coerced = this.validate(req, request, found);
+    // Returned, not thrown, as the 401 is: the commonest failure of a request that reached validation.
+    if (coerced instanceof HttpError) return replyOf(coerced);
     const input = {
       query: coerced.query,
       path: coerced.params,
@@ -182,7 +184,7 @@ class ApiPipeline {
    * 6. The spec's validators and the integer-text check: one 400 naming each field that failed;
    * else ajv's coerced copy of the parameters, the spec's defaults applied (typed `any` by the library).
    */
-  private validate(req: Request, request: LibraryRequest, { route, operation }: Matched): { query: unknown; params: unknown } {
+  private validate(req: Request, request: LibraryRequest, { route, operation }: Matched): { query: unknown; params: unknown } | HttpError {
     const result = this.backend.validateRequest(request as never, operation);
     // ajv's coercion turned validation's copy of the path parameters into numbers: their text is the router's parse of the path.
     const pathParams: Record<string, unknown> = route.integerPathParams
@@ -191,7 +193,7 @@ class ApiPipeline {
     const raw = rawIntegerErrors(route.facts, req.query, pathParams);
     if (result.valid && raw.length === 0) return result.coerced as { query: unknown; params: unknown };
     const others = (result.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
-    throw new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
+    return new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
   }
 
   /** 8. A reply the spec does not allow: reported, and under enforce the generic 500 (the violation is the logged cause). */
