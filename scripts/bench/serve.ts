@@ -1,10 +1,13 @@
 /**
  * Starts one of the benchmark's baselines or alternatives as its own process:
- *   ts-node scripts/bench/serve.ts node|express|bare|openapi-backend|express-openapi-validator
+ *   ts-node scripts/bench/serve.ts node|express|bare|bare-born|openapi-backend|express-openapi-validator
  * (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
- * and prints "listening on http://127.0.0.1:<port>/v1" like the product.
+ * and prints "listening on http://127.0.0.1:<port>/v1" like the product. `bare-born` is the bare
+ * floor on a server that makes its requests and responses with express's prototypes, as the
+ * product's does (src/http/server.ts): the floor on the product's footing, for information.
  */
 import { createServer } from 'node:http';
+import { expressObjects } from '../../src/http/server';
 import { loadConfig } from '../../src/config';
 import { connect } from '../../src/store/db';
 import { createLogging } from '../../src/ops/logger';
@@ -14,7 +17,7 @@ import { createRateLimiter } from '../../src/store/rateLimits';
 import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from './alternatives';
 import { createExpressBaseline, createNodeBaseline } from './baselines';
 
-const KINDS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
+const KINDS = ['node', 'express', 'bare', 'bare-born', 'openapi-backend', 'express-openapi-validator'] as const;
 const kind = process.argv[2] as (typeof KINDS)[number];
 if (!KINDS.includes(kind)) {
   process.stderr.write(`usage: serve.ts ${KINDS.join('|')}\n`);
@@ -25,7 +28,8 @@ if (!config.databaseUrl) {
   process.stderr.write('DATABASE_URL is not set\n');
   process.exit(2);
 }
-const sql = connect(config.databaseUrl, { max: 10 });
+// DATABASE_POOL_SIZE, as the product reads it (npm run bench gives every contestant the same).
+const sql = connect(config.databaseUrl, { max: config.databasePoolSize });
 async function start(): Promise<void> {
   const spec = await loadSpec();
   const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
@@ -34,15 +38,18 @@ async function start(): Promise<void> {
   const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
   const flushing = setInterval(() => void rateLimiter?.flush(250), 200);
   const getPetHeaders = spec.operations.get('getPet')?.deprecationHeaders ?? {};
+  const floor =
+    kind === 'express' || kind === 'bare' || kind === 'bare-born'
+      ? createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter })
+      : undefined;
   const listener =
-    kind === 'node'
+    floor ??
+    (kind === 'node'
       ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
       : kind === 'openapi-backend'
         ? await createOpenApiBackendAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders })
-        : kind === 'express-openapi-validator'
-          ? createExpressOpenApiValidatorAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders })
-          : createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter });
-  const server = createServer(listener);
+        : createExpressOpenApiValidatorAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders }));
+  const server = kind === 'bare-born' && floor ? createServer(expressObjects(floor), floor) : createServer(listener);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.listen(config.port, config.host, () => {
     const { port } = server.address() as { port: number };

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import supertest from 'supertest';
 import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from '../../../scripts/bench/alternatives';
 import { createExpressBaseline, createNodeBaseline } from '../../../scripts/bench/baselines';
+import { expressObjects } from '../../../src/http/server';
 import { createPetStore } from '../../../src/store/pets';
 import { createRateLimiter } from '../../../src/store/rateLimits';
 import { API_KEY, type TestApp, auth, captureLogs, insertPets, startTestApp } from '../../support/harness';
@@ -9,7 +10,7 @@ import { API_KEY, type TestApp, auth, captureLogs, insertPets, startTestApp } fr
 // The benchmark compares the product with three hand-written baselines and two alternatives
 // built on other libraries: the comparison is fair only if they answer as the product does.
 // Same requests, same statuses, codes, bodies and headers.
-const CONTESTANTS = ['node', 'express', 'bare', 'openapi-backend', 'express-openapi-validator'] as const;
+const CONTESTANTS = ['node', 'express', 'bare', 'bare-born', 'openapi-backend', 'express-openapi-validator'] as const;
 let t: TestApp;
 let apps: Record<'product' | (typeof CONTESTANTS)[number], supertest.Agent>;
 /** Cursors the product issued: of the walk of every animal, and of the walk of the available ones. */
@@ -28,11 +29,13 @@ beforeAll(async () => {
   const { logging } = captureLogs('silent');
   const getPetHeaders = t.spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logging.logger);
+  const bare = createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets });
   apps = {
     product: supertest.agent(t.app),
     node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, apiKeys: [API_KEY], pets }))),
     express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logging, rateLimiter })),
-    bare: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets })),
+    bare: supertest.agent(bare),
+    'bare-born': supertest.agent(createServer(expressObjects(bare), bare)),
     'openapi-backend': supertest.agent(await createOpenApiBackendAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
     'express-openapi-validator': supertest.agent(createExpressOpenApiValidatorAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
   };

@@ -1,0 +1,157 @@
+/**
+ * One measured run of the bench: the scenarios, and what a run of one of them against one
+ * server yields (req/s, latency, errors, unexpected statuses, resident memory and the
+ * server's CPU time per request).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { type ServerProcess, childrenOf } from '../lib/processes';
+
+/** What the bench's runs load: the first page, by status, a random animal, creating one, refusals. */
+export interface Scenario {
+  name: string;
+  database: boolean;
+  expected: number;
+  /** autocannon's options for it; `path` is joined to the server's origin. */
+  request: (key: string, pets: number) => Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'requests'> & { path?: string };
+}
+
+export const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'GET /v1/pets?limit=20',
+    database: true,
+    expected: 200,
+    request: (key) => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(key) }),
+  },
+  {
+    name: 'GET /v1/pets?status=available&limit=100',
+    database: true,
+    expected: 200,
+    request: (key) => ({ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(key) }),
+  },
+  {
+    name: 'GET /v1/pets/{random id}',
+    database: true,
+    expected: 200,
+    request: (key, pets) => ({
+      headers: auth(key),
+      requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }) }],
+    }),
+  },
+  {
+    name: 'POST /v1/pets (valid)',
+    database: true,
+    expected: 201,
+    request: (key) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Benchmarked', categoryId: 7, status: 'pending' }),
+    }),
+  },
+  {
+    name: 'POST /v1/pets (invalid: 400)',
+    database: false,
+    expected: 400,
+    request: (key) => ({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'No category' }),
+    }),
+  },
+  { name: 'GET /v1/pets without a key (401)', database: false, expected: 401, request: () => ({ method: 'GET', path: '/v1/pets' }) },
+];
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  unexpected: number;
+  rssMb: number;
+  /** The server's CPU time (user + system, its workers included) per request answered, in µs. */
+  cpuUs: number;
+}
+
+/** Clock ticks per second, the unit of /proc/PID/stat's times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * The CPU time (user + system) a process and its children (cluster workers) have used so far,
+ * in µs, from /proc/PID/stat: fields 14 and 15, counted after the command name's last ')'.
+ */
+export function cpuMicros(pid: number): number {
+  const ticks = (p: number) => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  };
+  const total = [pid, ...childrenOf(pid)].reduce((n, p) => n + ticks(p), 0);
+  return (total * 1_000_000) / CLOCK_TICKS;
+}
+
+/** Resident memory of a process and its children (cluster workers), in MB: the largest one. */
+function rssOf(pid: number): number {
+  const rss = (p: number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  return Math.max(rss(pid), ...childrenOf(pid).map(rss));
+}
+
+/** The load a run puts on a server: autocannon's connections for `duration` seconds, over `pets` animals. */
+export interface Load {
+  connections: number;
+  duration: number;
+  pets: number;
+}
+
+/** One run of `scenario` against `server`. */
+export async function measure(server: ServerProcess, scenario: Scenario, key: string, o: Load): Promise<Measurement> {
+  const pid = server.child.pid as number;
+  let rssMb = 0;
+  const cpuBefore = cpuMicros(pid);
+  const sampler = setInterval(() => (rssMb = Math.max(rssMb, rssOf(pid))), 250);
+  const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
+  const result = await autocannon({
+    url: `${new URL(server.baseUrl).origin}${requestPath}`,
+    connections: o.connections,
+    duration: o.duration,
+    ...options,
+  });
+  const cpu = cpuMicros(pid) - cpuBefore;
+  clearInterval(sampler);
+  rssMb = Math.max(rssMb, rssOf(pid));
+  const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const answered = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
+  const unexpected = Object.entries(byStatus).reduce((n, [code, s]) => (Number(code) === scenario.expected ? n : n + s.count), 0);
+  if (process.env.BENCH_DEBUG) process.stderr.write(`${scenario.name} ${JSON.stringify(byStatus)} non2xx=${result.non2xx}\n`);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    unexpected,
+    rssMb,
+    cpuUs: cpu / Math.max(1, answered),
+  };
+}
+
+/** The median (NaN for none). */
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (i: number) => s[i] ?? Number.NaN;
+  return s.length % 2 ? at((s.length - 1) / 2) : (at(s.length / 2 - 1) + at(s.length / 2)) / 2;
+};
+export const geomean = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+export const f2 = (x: number) => x.toFixed(2);

@@ -1,0 +1,163 @@
+/**
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born]
+ *
+ * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
+ * in `npm run bench`) or the bare floor (`bare-born`: on the product's server) is started under
+ * `node --cpu-prof`, loaded with one of the bench's scenarios for --duration seconds (10) after
+ * a 3 s warm-up, and stopped; the samples
+ * of the loaded window are attributed, by the code on top of the stack, to the package (or
+ * Node's own code, our src/ folders, garbage collection) they ran in. Prints, per scenario, the
+ * sampled busy CPU per request and each part's µs per request, and the functions with the most
+ * time of their own. The profiler's own overhead is in the figures: compare within a table.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { connect } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import {
+  type ServerProcess,
+  UNREACHABLE_RATE_LIMIT,
+  positiveIntegerOption,
+  runToEnd,
+  scratchDatabase,
+  startServerProcess,
+} from '../lib/processes';
+import { seedSampleAnimals } from '../db/sampleAnimals';
+import { SCENARIOS, type Scenario } from './measure';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Which part of the process a frame's code belongs to. */
+function partOf(url: string, functionName: string): string {
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)' || functionName === '(root)') return 'V8 and native (program)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return pkg[1] as string;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0] === 'internal' ? url.slice(14).split('/')[0] : url.slice(5)}`;
+  const ours = /\/dist\/(src|scripts)\/([^/]+)/.exec(url);
+  if (ours) return `${ours[1]}/${ours[2]}`.replace(/\.js$/, '');
+  return url === '' ? `native: ${functionName}` : url;
+}
+
+/** Self time per part and per function within the last `seconds` of the profile (the loaded window). */
+function attribute(profile: CpuProfile, seconds: number) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  let t = profile.startTime;
+  const stamps = profile.timeDeltas.map((d) => (t += d));
+  const end = stamps[stamps.length - 1] ?? t;
+  const from = end - seconds * 1e6;
+  const parts = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const at = stamps[i] ?? 0;
+    if (at < from) return;
+    const interval = (stamps[i + 1] ?? at) - at;
+    const node = byId.get(id);
+    if (!node || node.callFrame.functionName === '(idle)') return;
+    busy += interval;
+    const { url, functionName, lineNumber } = node.callFrame;
+    const part = partOf(url, functionName);
+    parts.set(part, (parts.get(part) ?? 0) + interval);
+    const fn = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|dist)\//, '')}:${lineNumber + 1}` : ''}`;
+    functions.set(fn, (functions.get(fn) ?? 0) + interval);
+  });
+  return { busy, parts, functions };
+}
+
+async function profileOne(
+  start: string[],
+  env: NodeJS.ProcessEnv,
+  scenario: Scenario,
+  key: string,
+  o: { duration: number; pets: number },
+): Promise<{ profile: CpuProfile; requests: number }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-profile-'));
+  const [node = process.execPath, ...rest] = start;
+  const server: ServerProcess = await startServerProcess([node, '--cpu-prof', `--cpu-prof-dir=${dir}`, ...rest], env, {
+    logFile: path.join(dir, 'server.log'),
+  });
+  try {
+    const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
+    const url = `${new URL(server.baseUrl).origin}${requestPath}`;
+    await autocannon({ url, connections: 50, duration: 3, ...options });
+    const result = await autocannon({ url, connections: 50, duration: o.duration, ...options });
+    await server.stop();
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no profile was written:\n${server.output()}`);
+    return { profile: JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile, requests: result.requests.total };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) throw new Error('set DATABASE_URL to a PostgreSQL server');
+  const duration = positiveIntegerOption(argv, 'duration', 10);
+  const pets = positiveIntegerOption(argv, 'pets', 100_000);
+  const top = positiveIntegerOption(argv, 'top', 12);
+  const asked = argv.includes('--contestant') ? argv[argv.indexOf('--contestant') + 1] : 'product';
+  const contestant = asked === 'bare' || asked === 'bare-born' ? asked : 'product';
+  const only = argv.includes('--scenario') ? Number(argv[argv.indexOf('--scenario') + 1]) : undefined;
+  await runToEnd(['npm', 'run', '-s', 'build']);
+  await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
+  const db = await scratchDatabase(adminUrl, 'animal_store_profile');
+  try {
+    const sql = connect(db.url, { max: 1 });
+    await migrate(sql);
+    await seedSampleAnimals(sql, pets);
+    await sql`ANALYZE pets`;
+    await sql.end();
+    const key = randomBytes(24).toString('base64url');
+    const env = {
+      DATABASE_URL: db.url,
+      API_KEYS: key,
+      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+      LOG_LEVEL: 'info',
+      VALIDATE_RESPONSES: 'off',
+      PORT: '0',
+    };
+    const start =
+      contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
+    process.stdout.write(
+      `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server" }[contestant]}, ${duration} s per scenario\n`,
+    );
+    for (const [i, scenario] of SCENARIOS.entries()) {
+      if (only !== undefined && only !== i) continue;
+      const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets });
+      const { busy, parts, functions } = attribute(profile, duration);
+      const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
+      process.stdout.write(`\n## ${scenario.name}: ${requests} requests, ${us(busy)} µs of sampled CPU per request\n\n`);
+      process.stdout.write('| part | µs/request | share |\n|---|---|---|\n');
+      for (const [part, t] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, top))
+        process.stdout.write(`| ${part} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
+      process.stdout.write('\n| function (self time) | µs/request |\n|---|---|\n');
+      for (const [fn, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`| ${fn} | ${us(t)} |\n`);
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench:profile failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
