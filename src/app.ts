@@ -10,6 +10,7 @@ import { createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/routes';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
+import type { Tracing } from './ops/tracing';
 import { replyViolationReport } from './ops/replyViolations';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
@@ -36,6 +37,8 @@ export interface AppDeps {
   validateResponses?: ResponseValidation;
   /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
   corsOrigins?: readonly string[] | '*';
+  /** OpenTelemetry tracing (OTEL_TRACES_EXPORTER); absent: off. */
+  tracing?: Tracing;
 }
 
 /** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
@@ -55,8 +58,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
-  // Every response: request id, nosniff, metrics, one log line.
-  app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec) }));
+  // Every response: request id, nosniff, metrics, one log line (and with tracing on, the request's server span).
+  app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec), tracing: deps.tracing }));
   // RFC 9112 §3.2: one valid Host, or 400.
   app.use(requireValidHost);
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
@@ -71,6 +74,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       rateLimiter: deps.rateLimiter,
       deadlineMs: deps.deadlineMs,
       validateResponses: deps.validateResponses,
+      tracing: deps.tracing,
       onReplyViolation: replyViolationReport(metrics, deps.logging.logger, deps.validateResponses ?? 'off'),
     }),
   );

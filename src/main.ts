@@ -9,6 +9,7 @@ import { createHttpServer } from './http/server';
 import { type Logger, type Logging, createLogging } from './ops/logger';
 import { type DatabaseFacts, banner, describeDatabase } from './ops/banner';
 import { createMetrics } from './ops/metrics';
+import { type Tracing, startTracing } from './ops/tracing';
 import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
 import { type Sql, connect, queriesInFlight } from './store/db';
@@ -65,7 +66,14 @@ interface Serving {
  * One serving process: the app on a pool, until SIGTERM. It listens at once, whether or not
  * the database answers; requests get 503 until the database is migrated and checked.
  */
-async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, embedded: EmbeddedPostgres | undefined): Promise<Serving> {
+async function serve(
+  config: Config,
+  logging: Logging,
+  spec: Spec,
+  sql: Sql,
+  embedded: EmbeddedPostgres | undefined,
+  tracing: Tracing | undefined,
+): Promise<Serving> {
   const { logger } = logging;
   if (embedded)
     logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
@@ -79,10 +87,14 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
   const replicaSql =
     config.databaseReplicaUrl === undefined
       ? undefined
-      : connect(config.databaseReplicaUrl, { max: config.databasePoolSize, poolMode: config.databasePoolMode });
+      : connect(config.databaseReplicaUrl, {
+          max: config.databasePoolSize,
+          poolMode: config.databasePoolMode,
+          statements: tracing?.statements(config.databaseReplicaUrl),
+        });
   const reads = replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger });
   const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads });
-  const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()) });
+  const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
   const app = await createApp({
     spec,
     handlers: withStores(stores),
@@ -94,6 +106,7 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     rateLimiter,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
+    tracing,
   });
   const server = createHttpServer(app, config);
   server.listen(config.port, config.host);
@@ -128,6 +141,8 @@ async function serve(config: Config, logging: Logging, spec: Spec, sql: Sql, emb
     reads?.stop();
     await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 })]);
     await embedded?.stop();
+    // The spans of the last requests, exported (within the exporter's timeout) before the process ends.
+    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'exporting the last spans failed'));
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -181,9 +196,15 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres(config.pgliteDataDir);
     databaseUrl = embedded.url;
   }
+  // Off unless OTEL_TRACES_EXPORTER names an exporter (docs/operations.md, Observability).
+  const tracing = startTracing(config.tracing, { serviceVersion: spec.document.info.version });
   // PGlite serves one session at a time; a real server gets a pool.
-  const sql = connect(databaseUrl, embedded ? { max: 1 } : { max: config.databasePoolSize, poolMode: config.databasePoolMode });
-  const { server, metricsServer, ready } = await serve(config, logging, spec, sql, embedded);
+  const statements = tracing?.statements(databaseUrl);
+  const sql = connect(
+    databaseUrl,
+    embedded ? { max: 1, statements } : { max: config.databasePoolSize, poolMode: config.databasePoolMode, statements },
+  );
+  const { server, metricsServer, ready } = await serve(config, logging, spec, sql, embedded, tracing);
   const ports = { port: portOf(server, config.port), metricsPort: metricsServer && portOf(metricsServer, 0) };
   if (cluster.isWorker) {
     // The primary prints the banner once every worker listens and has its database ready.

@@ -25,6 +25,7 @@ import type { HandlerMap, Input, OperationId } from '../contract/handlers';
 import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replies';
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
+import type { Tracing } from '../ops/tracing';
 import { type Deadline, requestDeadline } from '../store/deadline';
 import type { RateLimiter } from '../store/rateLimits';
 import { type AuthResult, createBearerAuth, unauthorizedError } from './auth';
@@ -48,6 +49,8 @@ export interface PipelineDeps {
   /** Check each handler's reply against the spec (default off); a violation is reported, and under enforce answered with 500. */
   validateResponses?: ResponseValidation;
   onReplyViolation?: (violation: ReplyContractError, res: Response) => void;
+  /** Tracing on: reading the body and the handler as child spans of the request's. */
+  tracing?: Tracing;
 }
 
 /** What the match found: an operation, or for a path without one, the methods it has (405) or nothing (404). */
@@ -116,7 +119,10 @@ class ApiPipeline {
     if (!found.route) return this.unmatched(req, res, found);
     const { route } = found;
     if (auth) await this.takeQuota(res, auth, deadline);
-    const body = await this.readBody(req, request, route.facts);
+    const { tracing } = this.deps;
+    const body = await (tracing && route.facts.requestBodyType
+      ? tracing.step('read body', () => this.readBody(req, request, route.facts))
+      : this.readBody(req, request, route.facts));
     const coerced = this.validate(req, request, found);
     // Returned, not thrown, as the 401 is: the commonest failure of a request that reached validation.
     if (coerced instanceof HttpError) return replyOf(coerced);
@@ -131,7 +137,10 @@ class ApiPipeline {
       bodyFingerprint: () => (body && body.bytes.length > 0 ? hash('sha256', body.bytes, 'hex') : undefined),
       deadline,
     };
-    return this.checked(res, found.operation, await route.handler(input as unknown as Input<OperationId>));
+    const handled = tracing
+      ? tracing.step(`handler ${route.facts.operationId}`, () => route.handler(input as unknown as Input<OperationId>))
+      : route.handler(input as unknown as Input<OperationId>);
+    return this.checked(res, found.operation, await handled);
   }
 
   /** 1. The one match of a request. */

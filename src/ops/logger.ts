@@ -13,6 +13,9 @@ export interface RequestLogFields {
   operationId?: string;
   route?: string;
   apiKey?: string;
+  /** Tracing on: the request's trace and server span (W3C hex ids), as OpenTelemetry's log correlation names them. */
+  trace_id?: string;
+  span_id?: string;
 }
 
 /** Writes the line of one request at level info (nothing below that level). */
@@ -136,6 +139,7 @@ function requestLineWriter(logger: Logger, { destination, base, time }: Required
     if (f.operationId !== undefined) line += `,"operationId":${str(f.operationId)}`;
     if (f.route !== undefined) line += `,"route":${str(f.route)}`;
     if (f.apiKey !== undefined) line += `,"apiKey":${str(f.apiKey)}`;
+    if (f.trace_id !== undefined) line += `,"trace_id":${str(f.trace_id)},"span_id":${str(f.span_id)}`;
     destination.write(`${line},"msg":${str(msg)}}\n`);
   };
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type RegistryContentType, collectDefaultMetrics } from 'prom-client';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -21,9 +21,21 @@ export interface ReplicaMetrics {
  * `fullRegistry` adds what does: deprecated calls by API key fingerprint and the Node.js
  * version (`nodejs_version_info`); it is served on METRICS_PORT, or on the API port with METRICS_TOKEN.
  */
-export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: () => number; replica?: () => ReplicaMetrics }) {
+export function createMetrics({
+  queriesInFlight,
+  replica,
+  exemplars = false,
+}: {
+  queriesInFlight: () => number;
+  replica?: () => ReplicaMetrics;
+  /** Tracing on: the request metrics carry the trace and span of a request as an exemplar (OpenMetrics). */
+  exemplars?: boolean;
+}) {
   const registry = new Registry();
   const privateRegistry = new Registry();
+  // Exemplars exist only in the OpenMetrics text format, which Prometheus reads as it reads its own.
+  if (exemplars)
+    for (const r of [registry, privateRegistry]) (r as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   collectDefaultMetrics({ register: registry });
   // The runtime's version, in the private view only: it tells an attacker which advisories apply.
   registry.removeSingleMetric('nodejs_version_info');
@@ -46,6 +58,7 @@ export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: (
     labelNames: ['operationId', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+    enableExemplars: exemplars,
   });
   const deprecated = new Counter({
     name: 'animal_store_deprecated_calls_total',
@@ -67,47 +80,58 @@ export function createMetrics({ queriesInFlight, replica }: { queriesInFlight: (
       this.set(queriesInFlight());
     },
   });
-  if (replica) {
-    new Gauge({
-      name: 'animal_store_db_replica_lag_milliseconds',
-      help: 'How far the read replica is behind the primary (-1: it does not answer).',
-      registers: [registry],
-      collect() {
-        this.set(replica().lagMs);
-      },
-    });
-    new Gauge({
-      name: 'animal_store_db_replica_reachable',
-      help: '1 when the read replica answered its last check.',
-      registers: [registry],
-      collect() {
-        this.set(replica().reachable ? 1 : 0);
-      },
-    });
-    new Counter({
-      name: 'animal_store_db_reads_total',
-      help: 'Reads of listPets and getPet, by the server that served them (replica or primary).',
-      labelNames: ['server'] as const,
-      registers: [registry],
-      collect() {
-        const { reads } = replica();
-        this.reset();
-        this.inc({ server: 'replica' }, reads.replica);
-        this.inc({ server: 'primary' }, reads.primary);
-      },
-    });
-  }
+  if (replica) replicaMetrics(registry, replica);
   return {
     registry,
     fullRegistry: Registry.merge([registry, privateRegistry]),
-    observe(operationId: string | undefined, status: number, seconds: number, deprecatedCall: { apiKey: string | undefined } | undefined) {
+    observe(
+      operationId: string | undefined,
+      status: number,
+      seconds: number,
+      deprecatedCall: { apiKey: string | undefined } | undefined,
+      trace?: { trace_id: string; span_id: string },
+    ) {
       const labels = { operationId: operationId ?? 'none', status: String(status) };
       requests.inc(labels);
-      duration.observe(labels, seconds);
+      // prom-client types an exemplar's labels as the metric's own; any labels are valid (OpenMetrics).
+      if (exemplars && trace) duration.observe({ labels, value: seconds, exemplarLabels: trace as unknown as typeof labels });
+      else duration.observe(labels, seconds);
       if (deprecatedCall && operationId) deprecated.inc({ operationId, apiKey: deprecatedCall.apiKey ?? 'none' });
     },
     replyViolation(operationId: string, status: number) {
       replyViolations.inc({ operationId, status: String(status) });
     },
   };
+}
+
+/** The read replica's lag, whether it answers, and where reads went (DATABASE_REPLICA_URL). */
+function replicaMetrics(registry: Registry, replica: () => ReplicaMetrics): void {
+  new Gauge({
+    name: 'animal_store_db_replica_lag_milliseconds',
+    help: 'How far the read replica is behind the primary (-1: it does not answer).',
+    registers: [registry],
+    collect() {
+      this.set(replica().lagMs);
+    },
+  });
+  new Gauge({
+    name: 'animal_store_db_replica_reachable',
+    help: '1 when the read replica answered its last check.',
+    registers: [registry],
+    collect() {
+      this.set(replica().reachable ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'animal_store_db_reads_total',
+    help: 'Reads of listPets and getPet, by the server that served them (replica or primary).',
+    labelNames: ['server'] as const,
+    registers: [registry],
+    collect() {
+      const { reads } = replica();
+      this.reset();
+      this.inc({ server: 'replica' }, reads.replica);
+      this.inc({ server: 'primary' }, reads.primary);
+    },
+  });
 }

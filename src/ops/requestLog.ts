@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger, RequestLineWriter } from './logger';
 import type { Metrics } from './metrics';
+import type { Tracing } from './tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -11,6 +12,8 @@ export interface RequestLogDeps {
   metrics: Metrics;
   /** The operations whose calls are also counted by API key (the deprecated ones). */
   countedByKey: ReadonlySet<string>;
+  /** Tracing on: each request's server span, its ids on the request's log line. */
+  tracing?: Tracing;
 }
 
 /**
@@ -18,9 +21,10 @@ export interface RequestLogDeps {
  * header, the metrics and one log line. Whoever answers sets `res.locals.operationId`,
  * `route` and `keyId`; a 5xx leaves its cause in `res.locals.err`.
  */
-export function requestLog({ logger, requestLine, metrics, countedByKey }: RequestLogDeps): RequestHandler {
+export function requestLog({ logger, requestLine, metrics, countedByKey, tracing }: RequestLogDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
+    const span = tracing?.request(req);
     // A JSON API's responses are never to be sniffed as something else.
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
@@ -29,15 +33,18 @@ export function requestLog({ logger, requestLine, metrics, countedByKey }: Reque
     res.setHeader('X-Request-Id', id);
     const path = req.url.split('?', 1)[0] ?? '';
     // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
-    res.once('close', () => {
+    // A response emits it once: `on` spares the wrapper `once` makes for every request.
+    res.on('close', () => {
       const finished = res.writableFinished;
       const seconds = (performance.now() - started) / 1e3;
       const { operationId, route, keyId, err } = res.locals as { operationId?: string; route?: string; keyId?: string; err?: Error };
+      span?.end({ status: res.statusCode, route, operationId, err });
       metrics.observe(
         operationId,
         res.statusCode,
         seconds,
         operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined,
+        span?.ids,
       );
       // One line per request; never the headers (the Authorization header carries the key).
       const line = {
@@ -47,6 +54,8 @@ export function requestLog({ logger, requestLine, metrics, countedByKey }: Reque
         operationId,
         route,
         apiKey: keyId,
+        trace_id: span?.ids.trace_id,
+        span_id: span?.ids.span_id,
       };
       // The common line by its template; the others through pino, with the fault's cause when there is one.
       if (finished && res.statusCode < 500 && !err) requestLine(line, 'request completed');
@@ -54,6 +63,7 @@ export function requestLog({ logger, requestLine, metrics, countedByKey }: Reque
       else if (res.statusCode === 503) logger.warn({ ...line, err }, 'request completed');
       else logger.error({ ...line, err }, 'request failed');
     });
-    next();
+    if (span) span.run(next);
+    else next();
   };
 }

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import type { StatementHook } from '../ops/tracing';
 import { type Deadline, QUERY_DEADLINE_MS, requestDeadline } from './deadline';
 import { DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
 
@@ -30,13 +31,15 @@ export interface ConnectOptions {
   max: number;
   /** Default `session`. */
   poolMode?: PoolMode;
+  /** Tracing on: a span per statement of a traced request (src/ops/tracing.ts). */
+  statements?: StatementHook;
 }
 
 /** Pools made for a transaction-mode pooler: their transactions set their own statement timeout. */
 const transactionPooled = new WeakSet<Sql>();
 
 /** Every postgres.js pool in the product is made here, with the same options. */
-export function connect(url: string, { max, poolMode = 'session' }: ConnectOptions): Sql {
+export function connect(url: string, { max, poolMode = 'session', statements }: ConnectOptions): Sql {
   const sql = postgres(url, {
     max,
     connect_timeout: 5,
@@ -60,6 +63,8 @@ export function connect(url: string, { max, poolMode = 'session' }: ConnectOptio
     // sends or reads an array; a new connection is also one round trip shorter.
     fetch_types: false,
     onnotice: () => {},
+    // Called as each statement is sent, with its text ($n placeholders, never the values) and the query.
+    debug: statements ?? false,
   });
   if (poolMode === 'transaction') transactionPooled.add(sql);
   return sql;

@@ -42,6 +42,16 @@ describe('loadConfig', () => {
       allowStubs: true,
       validateResponses: 'off',
       corsOrigins: undefined,
+      tracing: {
+        exporters: [],
+        otlpEndpoint: 'http://localhost:4318/v1/traces',
+        otlpHeaders: {},
+        otlpTimeoutMs: 10_000,
+        serviceName: 'animal-store-api',
+        resourceAttributes: {},
+        sampler: 'parentbased_always_on',
+        samplerRatio: 1,
+      },
     });
     expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
   });
@@ -69,6 +79,18 @@ describe('loadConfig', () => {
       ALLOW_STUBS: 'false',
       VALIDATE_RESPONSES: 'log',
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      OTEL_TRACES_EXPORTER: 'otlp,console',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=shop,authorization=Basic%20abc',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-tenant=pets',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '5000',
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '3000',
+      OTEL_SERVICE_NAME: 'pets-eu',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=production,service.name=ignored,team=catalogue%20team',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -93,6 +115,85 @@ describe('loadConfig', () => {
       allowStubs: false,
       validateResponses: 'log',
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      tracing: {
+        exporters: ['otlp', 'console'],
+        otlpEndpoint: 'http://collector:4318/v1/traces',
+        otlpHeaders: { 'x-tenant': 'pets', authorization: 'Basic abc' },
+        otlpTimeoutMs: 3000,
+        serviceName: 'pets-eu',
+        resourceAttributes: { 'deployment.environment.name': 'production', 'service.name': 'ignored', team: 'catalogue team' },
+        sampler: 'parentbased_traceidratio',
+        samplerRatio: 0.25,
+      },
+    });
+  });
+
+  describe('OpenTelemetry (OTEL_*)', () => {
+    const tracingOf = (env: NodeJS.ProcessEnv) => loadConfig({ API_KEYS: KEY, ...env }).tracing;
+
+    test('when OTEL_TRACES_EXPORTER is unset, none, or OTEL_SDK_DISABLED is true, then tracing is off', () => {
+      expect(tracingOf({}).exporters).toEqual([]);
+      expect(tracingOf({ OTEL_TRACES_EXPORTER: 'none' }).exporters).toEqual([]);
+      expect(tracingOf({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'TRUE' }).exporters).toEqual([]);
+      expect(tracingOf({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'false' }).exporters).toEqual(['otlp']);
+    });
+
+    test.each([
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }, 'http://collector:4318/v1/traces'],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/ingest' }, 'https://otel.example.com/ingest/v1/traces'],
+      [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/custom/path' }, 'http://collector:4318/custom/path'],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/v1/traces' },
+        'http://b:4318/v1/traces',
+      ],
+    ])(
+      'when the endpoint variables are %j, then spans go to %s (the traces variable as given, the base one with v1/traces)',
+      (env, url) => {
+        expect(tracingOf(env).otlpEndpoint).toBe(url);
+      },
+    );
+
+    test('when OTEL_SERVICE_NAME is unset, then service.name of OTEL_RESOURCE_ATTRIBUTES names the service, else the package name', () => {
+      expect(tracingOf({ OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-attributes' }).serviceName).toBe('from-attributes');
+      expect(tracingOf({}).serviceName).toBe('animal-store-api');
+    });
+
+    test('when an OTEL_ variable has a value this service cannot use, then start-up stops naming each one', () => {
+      expect(
+        problemsOf({
+          API_KEYS: KEY,
+          OTEL_TRACES_EXPORTER: 'otlp,zipkin,jaeger',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+          OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+          OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant,=x,ok=%E0%A4%A',
+          OTEL_EXPORTER_OTLP_TIMEOUT: '10s',
+          OTEL_RESOURCE_ATTRIBUTES: 'team',
+          OTEL_TRACES_SAMPLER: 'jaeger_remote',
+        }),
+      ).toEqual([
+        'OTEL_TRACES_EXPORTER must be none, otlp or console (comma-separated), got zipkin, jaeger',
+        'OTEL_RESOURCE_ATTRIBUTES entry 1 must be key=value with the value percent-encoded, got "team"',
+        'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/protobuf (the OTLP/HTTP exporter this service ships), got "grpc"',
+        'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL, got "collector:4318"',
+        'OTEL_EXPORTER_OTLP_HEADERS entry 1 must be key=value with the value percent-encoded, got "x-tenant"',
+        'OTEL_EXPORTER_OTLP_HEADERS entry 2 must be key=value with the value percent-encoded, got "=x"',
+        'OTEL_EXPORTER_OTLP_HEADERS entry 3 must be key=value with the value percent-encoded, got "ok=%E0%A4%A"',
+        'OTEL_EXPORTER_OTLP_TIMEOUT must be a whole number of milliseconds from 1 to 9999999, got "10s"',
+        'OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio, got "jaeger_remote"',
+      ]);
+    });
+
+    test.each(['1.5', '-0.1', 'half', '0x1'])('when OTEL_TRACES_SAMPLER_ARG=%j for a ratio sampler, then it is refused', (arg) => {
+      expect(problemsOf({ API_KEYS: KEY, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: arg })).toEqual([
+        `OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 for traceidratio, got ${JSON.stringify(arg)}`,
+      ]);
+    });
+
+    test('when OTEL_TRACES_SAMPLER_ARG is set for a sampler that takes none, then it is ignored, as the specification says', () => {
+      expect(tracingOf({ OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'anything' })).toMatchObject({
+        sampler: 'always_on',
+        samplerRatio: 1,
+      });
     });
   });
 

@@ -1,0 +1,92 @@
+/**
+ * OpenTelemetry traces: what the standard OTEL_* variables configure (src/config.ts reads and
+ * checks them with the rest of the configuration), and what the rest of the service asks of a
+ * tracer. Off by default: then `startTracing` returns undefined, loads none of the SDK and starts
+ * no exporter, and every caller skips its tracing with one check. On, the SDK is loaded from
+ * tracingSdk.ts.
+ */
+import type { IncomingMessage } from 'node:http';
+
+export const TRACES_EXPORTERS = ['otlp', 'console'] as const;
+export type TracesExporter = (typeof TRACES_EXPORTERS)[number];
+
+export const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type SamplerName = (typeof SAMPLERS)[number];
+
+export interface TracingConfig {
+  /** OTEL_TRACES_EXPORTER: where spans go. Empty: tracing is off (`none`, the default, or OTEL_SDK_DISABLED=true). */
+  exporters: TracesExporter[];
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT with `v1/traces` appended. */
+  otlpEndpoint: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS, with OTEL_EXPORTER_OTLP_TRACES_HEADERS over it. */
+  otlpHeaders: Record<string, string>;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT: how long one export may take, in ms. */
+  otlpTimeoutMs: number;
+  /** OTEL_SERVICE_NAME, else `service.name` of OTEL_RESOURCE_ATTRIBUTES, else the package's name. */
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES, as given (`service.name` included when it was there). */
+  resourceAttributes: Record<string, string>;
+  /** OTEL_TRACES_SAMPLER, and its OTEL_TRACES_SAMPLER_ARG (the ratio of the traceidratio samplers). */
+  sampler: SamplerName;
+  samplerRatio: number;
+}
+
+export const DEFAULT_SERVICE_NAME = 'animal-store-api';
+
+/** What ends a request's server span, and names it: its answer. */
+export interface RequestOutcome {
+  status: number;
+  /** The route template the request matched (`/v1/pets/{petId}`); absent: it matched none. */
+  route?: string;
+  operationId?: string;
+  /** The fault behind a 5xx, when there is one. */
+  err?: unknown;
+}
+
+/** The server span of one request. */
+export interface RequestTrace {
+  /** Runs `next` (the rest of the request's handling) with this span as the active context. */
+  run(next: () => void): void;
+  /** For the request's log lines: the trace and this span, as W3C hex ids. */
+  ids: { trace_id: string; span_id: string };
+  end(outcome: RequestOutcome): void;
+}
+
+/**
+ * postgres.js's `debug` option for a pool (patched to pass the query last: patches/README.md):
+ * a client span per statement sent within a traced request, ended when the query settles.
+ */
+export type StatementHook = (connection: number, text: string, parameters: unknown[], types: unknown[], query: Promise<unknown>) => void;
+
+export interface Tracing {
+  /** The server span of a request (its parent from the caller's `traceparent`, when it carries a valid one). */
+  request(req: IncomingMessage): RequestTrace;
+  /** A step of the request path as a child span of the active one, active while `work` runs. */
+  step<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** The statement hook of a pool on `url` (its server and database go on every statement's span). */
+  statements(url: string): StatementHook;
+  /** Exports what is buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+export interface TracingDeps {
+  /** service.version on the resource. */
+  serviceVersion: string;
+}
+
+/** Tracing as configured; undefined when it is off (no exporter named), without loading the SDK. */
+export function startTracing(config: TracingConfig, deps: TracingDeps): Tracing | undefined {
+  if (config.exporters.length === 0) return undefined;
+  // Loaded here, not imported above: the SDK and its exporter take a tenth of a second to load,
+  // which a service with tracing off (the default) does not pay.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const sdk = require('./tracingSdk') as typeof import('./tracingSdk');
+  return sdk.createTracing(config, deps);
+}
