@@ -54,6 +54,24 @@ describe('docker-compose.yml', () => {
     expect(api.environment.API_KEYS).toMatch(/^\$\{API_KEYS:\?.+\}$/);
     expect(api.ports).toEqual(['127.0.0.1:3000:3000']);
   });
+
+  test('when the tracing profile is composed, then the service exports to a collector that forwards to Jaeger; without it neither runs and tracing is off', () => {
+    const { api, 'otel-collector': collector, jaeger } = compose.services;
+    expect([collector.profiles, jaeger.profiles]).toEqual([['tracing'], ['tracing']]);
+    expect(api.profiles).toBeUndefined();
+    expect(api.environment.OTEL_TRACES_EXPORTER).toBe('${OTEL_TRACES_EXPORTER:-none}');
+    const endpoint = new URL(api.environment.OTEL_EXPORTER_OTLP_ENDPOINT);
+    // The collector's configuration, as it reads it from the variable its command names.
+    expect(collector.command).toEqual(['--config=env:OTELCOL_CONFIG']);
+    const config = parse(collector.environment.OTELCOL_CONFIG);
+    expect(endpoint.hostname).toBe('otel-collector');
+    expect(config.receivers.otlp.protocols.http.endpoint).toBe(`0.0.0.0:${endpoint.port}`);
+    const pipeline = config.service.pipelines.traces;
+    expect(pipeline.receivers).toEqual(['otlp']);
+    const [exporter] = pipeline.exporters;
+    expect(config.exporters[exporter].endpoint).toBe('jaeger:4317');
+    expect(jaeger.ports).toEqual(['127.0.0.1:16686:16686']);
+  });
 });
 
 describe('Dockerfile', () => {
