@@ -37,6 +37,7 @@ import {
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { type Depth, type LogFile, deepPages, scaleCheck } from './deep';
+import { otlpSink } from './otlpSink';
 import { type Measurement, SCENARIOS, auth, measure } from './measure';
 import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
 
@@ -82,6 +83,8 @@ const START: Record<Contestant, { product: NodeJS.ProcessEnv } | { serve: string
   logged: { product: { VALIDATE_RESPONSES: 'log' } },
   validated: { product: { VALIDATE_RESPONSES: 'enforce' } },
   unlimited: { product: { VALIDATE_RESPONSES: 'off', RATE_LIMIT: 'off' } },
+  // Every request traced; the spans go to a receiver in this process that discards them (otlpSink).
+  traced: { product: { VALIDATE_RESPONSES: 'off', OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'always_on' } },
 };
 
 /** A baseline or alternative of scripts/bench/, compiled into dist/ as the product is (bench's tsconfig.build.json). */
@@ -216,6 +219,7 @@ async function stopAll(servers: Partial<Record<Contestant, ServerProcess>>): Pro
 async function compare(adminUrl: string, key: string, o: Options, out: (line: string) => void, logFile: LogFile): Promise<number> {
   const db = await scratchDatabase(adminUrl, 'animal_store_bench');
   const servers: Partial<Record<Contestant, ServerProcess>> = {};
+  let sink: Awaited<ReturnType<typeof otlpSink>> | undefined;
   try {
     const sql = connect(db.url, { max: 1 });
     await migrate(sql);
@@ -224,10 +228,13 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     await sql.end();
 
     // The rate limiter runs (product) with a limit the bench cannot reach; the bare floor has none.
+    // Spans, where tracing is on, go to a receiver that answers as a collector and keeps nothing.
+    sink = await otlpSink();
     const env = {
       DATABASE_URL: db.url,
       API_KEYS: key,
       RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
       DATABASE_POOL_SIZE: String(POOL_SIZE),
     };
     const started = await startups(env, key, o);
@@ -254,6 +261,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     return verdict(results, figures, started, deep, o, out);
   } finally {
     await stopAll(servers);
+    await sink?.close();
     await db.drop();
   }
 }

@@ -7,7 +7,7 @@ import type { DeepPages } from './deep';
 import { type Measurement, type Scenario, f2, geomean, median } from './measure';
 
 export type Contestant =
-  'node' | 'bare' | 'bareBorn' | 'openapiBackend' | 'openapiValidator' | 'product' | 'logged' | 'validated' | 'unlimited';
+  'node' | 'bare' | 'bareBorn' | 'openapiBackend' | 'openapiValidator' | 'product' | 'logged' | 'validated' | 'unlimited' | 'traced';
 export const CONTESTANTS: Contestant[] = [
   'node',
   'bare',
@@ -18,6 +18,7 @@ export const CONTESTANTS: Contestant[] = [
   'logged',
   'validated',
   'unlimited',
+  'traced',
 ];
 export const LABEL: Record<Contestant, string> = {
   node: 'node:http limit',
@@ -29,6 +30,7 @@ export const LABEL: Record<Contestant, string> = {
   logged: 'product, VALIDATE_RESPONSES=log',
   validated: 'product, VALIDATE_RESPONSES=enforce',
   unlimited: 'product, RATE_LIMIT=off',
+  traced: 'product, tracing on (always_on, OTLP)',
 };
 
 /** Each scenario's runs, per contestant, one per round. */
@@ -53,6 +55,8 @@ const COLUMNS: { title: string; a: Contestant; b: Contestant }[] = [
   { title: 'VALIDATE_RESPONSES=enforce / off', a: 'validated', b: 'product' },
   // The rate limiter's cost per request: the product with it (its limit unreachable) over the product without.
   { title: 'RATE_LIMIT on / off', a: 'product', b: 'unlimited' },
+  // Tracing's cost per request: every request sampled, its spans exported to a local receiver that discards them.
+  { title: 'tracing on / off', a: 'traced', b: 'product' },
 ];
 
 /** Per column of COLUMNS, the median ratio of each scenario. */
