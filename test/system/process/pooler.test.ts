@@ -7,10 +7,12 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
 
 // The service behind PgBouncer in transaction mode (Debian's pgbouncer, as shipped), in front
 // of a throwaway cluster: two instances, so that rate limits and idempotency are shared through it.
-// RATE_LIMIT is one limit for every key: each test, and each load connection, has keys of its own.
+// RATE_LIMIT is one limit for every key (100 an hour): each test, and each load connection, has
+// keys of its own, and a load connection moves to its next key after a key's 100 requests.
 const KEY = 'pooled-key-0123456789abcdef';
 const LIMITED = 'limited-key-0123456789abcdef';
-const LOAD_KEYS = Array.from({ length: 30 }, (_, i) => `load-key-${i}-0123456789abcdef`);
+const PER_KEY = 100;
+const LOAD_KEYS = Array.from({ length: 30 }, (_, i) => Array.from({ length: 10 }, (_, k) => `load-key-${i}-${k}-0123456789abcdef`));
 const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
 
 const why = pgbouncerUnavailable();
@@ -30,8 +32,8 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
       DATABASE_URL: bouncer.url,
       DATABASE_POOL_MODE: 'transaction',
       DATABASE_POOL_SIZE: '20',
-      API_KEYS: [KEY, LIMITED, ...LOAD_KEYS].join(','),
-      RATE_LIMIT: '100/1h',
+      API_KEYS: [KEY, LIMITED, ...LOAD_KEYS.flat()].join(','),
+      RATE_LIMIT: `${PER_KEY}/1h`,
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     await waitReady(a);
@@ -126,9 +128,9 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
     const end = Date.now() + 5_000;
     await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
-        for (let j = 0; Date.now() < end; j++) {
+        for (let j = 0; Date.now() < end && j < PER_KEY * 10; j++) {
           const server = (i + j) % 2 ? a : b;
-          const key = LOAD_KEYS[i] as string;
+          const key = LOAD_KEYS[i]?.[Math.floor(j / PER_KEY)] as string;
           const r =
             j % 2
               ? await call(`${server.baseUrl}/pets?limit=20`, { headers: json(key) })
