@@ -4,17 +4,18 @@
  * `error` (breaking), `warning` (may break some clients) or `info`.
  *
  * Requests and responses are compared in opposite directions. An operation's
- * `x-stability-level` in the old document softens what breaks it: experimental → info,
+ * `x-stability-level` in the old document softens what breaks it: draft, alpha, experimental → info,
  * beta → warning.
  */
 import type { Json } from './load';
-import { basePaths, compareOperation, operationsOf, type StabilityLevel, stabilityOf } from './operations';
+import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensions';
+import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
 import { type Level, ruleOf } from './rules';
 import { removal, type Ctx } from './schema';
 
 export { DocumentError, loadDocument, Locator, type Json } from './load';
 export { type Level, RULES, renderRuleList } from './rules';
-export type { StabilityLevel } from './operations';
+export type { StabilityLevel } from './extensions';
 
 export interface Change {
   level: Level;
@@ -44,7 +45,7 @@ const rank = (l: Level) => LEVELS.indexOf(l);
 
 /** What a finding's level becomes on an operation of the old document's stability level. */
 function softened(level: Level, stability: StabilityLevel): Level {
-  if (stability === 'experimental') return 'info';
+  if (STABILITY_RANK[stability] <= STABILITY_RANK.experimental) return 'info';
   if (stability === 'beta' && level === 'error') return 'warning';
   return level;
 }
@@ -82,6 +83,9 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions =
     );
   if ((oldDoc.info?.description ?? '') !== (newDoc.info?.description ?? ''))
     ctxFor().push('description-changed', '/info/description', 'API description changed');
+
+  // The extension values of the document shipped next: a date or a level that cannot be read.
+  checkExtensions(newDoc, (rule, pointer, message) => ctxFor().push(rule, pointer, message));
 
   const oldOps = operationsOf(oldDoc);
   const newOps = operationsOf(newDoc);

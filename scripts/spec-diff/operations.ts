@@ -3,6 +3,7 @@
  * bodies, responses and their headers, deprecation.
  */
 import { basePathOfUrl } from '../../src/contract/spec';
+import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensions';
 import { esc, type Json, ptr } from './load';
 import { canonical, compareDeprecation, compareSchema, type Ctx, removal } from './schema';
 import type { Direction } from './rules';
@@ -38,13 +39,14 @@ export function operationsOf(doc: Json): Map<string, Operation> {
           pointer: ptr('paths', path, method, 'parameters', i),
         })),
       ];
+      const positions = pathPositions(pathNames, declared);
       for (const d of declared) {
         const p = d.param;
         if (typeof p !== 'object' || p === null) continue;
         // Path parameters are matched by position: renaming {id} to {petId} changes no URL.
         const key =
           p.in === 'path'
-            ? `path #${pathNames.indexOf(p.name) + 1}`
+            ? `path ${positions.get(p.name) ?? p.name}`
             : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
         params.set(key, d); // an operation's parameter overrides the path item's
       }
@@ -55,22 +57,107 @@ export function operationsOf(doc: Json): Map<string, Operation> {
   return ops;
 }
 
+/**
+ * The position (#1, #2, …) of each declared path parameter in the path template: by name, and a
+ * name the template does not have (`{id}` declared as `petId`) takes the first position no
+ * declared name took, so that the template and its parameter stay one parameter.
+ */
+function pathPositions(pathNames: (string | undefined)[], declared: { param: Json }[]): Map<unknown, string> {
+  const names = declared
+    .map((d) => d.param)
+    .filter((p) => typeof p === 'object' && p !== null && p.in === 'path')
+    .map((p) => p.name as unknown);
+  const positions = new Map<unknown, string>();
+  const free = pathNames.map((_, i) => i).filter((i) => !names.includes(pathNames[i]));
+  for (const name of names) {
+    const i = pathNames.indexOf(name as string);
+    const at = i >= 0 ? i : free.shift();
+    if (at !== undefined) positions.set(name, `#${at + 1}`);
+  }
+  return positions;
+}
+
 /** The base path every server URL of a document ends in (`/v1`). */
 export function basePaths(doc: Json): string[] {
   const servers: Json[] = Array.isArray(doc.servers) ? doc.servers : [];
   return [...new Set(servers.map((s) => basePathOfUrl(String(s.url))))].sort();
 }
 
-function securityOf(doc: Json, op: Json): string[] {
+/** One security requirement: each scheme it names, by what the scheme is (its scopes' catalogue apart) and the scopes it asks for. */
+type Requirement = Map<string, { identity: string; scopes: Set<string> }>;
+
+/**
+ * A scheme as a client meets it: its type, location, name, flows and URLs. The scopes an OAuth
+ * flow lists and the descriptions are left out: a scope added to the catalogue changes no token.
+ */
+function schemeIdentity(scheme: unknown): string {
+  if (typeof scheme !== 'object' || scheme === null) return canonical(scheme ?? null);
+  const { description: _d, flows, ...rest } = scheme as Json;
+  const bare = Object.fromEntries(
+    Object.entries<Json>(flows ?? {}).map(([flow, f]) => {
+      const { scopes: _s, ...urls } = f ?? {};
+      return [flow, urls];
+    }),
+  );
+  return canonical(flows ? { ...rest, flows: bare } : rest);
+}
+
+/** An operation's requirements (its own, or the document's); none, or an empty one, lets a client in without credentials. */
+function requirementsOf(doc: Json, op: Json): Requirement[] {
   const reqs: Json[] = op.security ?? doc.security ?? [];
-  return reqs
+  return reqs.map(
+    (r) =>
+      new Map(
+        Object.keys(r).map((name) => [
+          name,
+          { identity: schemeIdentity(doc.components?.securitySchemes?.[name]), scopes: new Set<string>(r[name] ?? []) },
+        ]),
+      ),
+  );
+}
+
+const requirementText = (reqs: Requirement[]) =>
+  reqs
     .map((r) =>
-      Object.keys(r)
+      [...r.keys()]
         .sort()
-        .map((name) => `${name}${canonical(doc.components?.securitySchemes?.[name] ?? null)}[${[...(r[name] ?? [])].sort().join(',')}]`)
+        .map((name) => `${name}[${[...(r.get(name)?.scopes ?? [])].sort().join(',')}]`)
         .join(' + '),
     )
     .sort();
+
+/** A client that met `old` meets `next`: each scheme `next` names is one `old` named, the same, asking no scope more. */
+const meets = (old: Requirement, next: Requirement) =>
+  [...next].every(([name, s]) => {
+    const o = old.get(name);
+    return o !== undefined && o.identity === s.identity && [...s.scopes].every((scope) => o.scopes.has(scope));
+  });
+
+/** Security: every way a client could authenticate before must still work. */
+function compareSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: string, ctx: Ctx): void {
+  const anonymous = (reqs: Requirement[]) => (reqs.length === 0 ? [new Map()] : reqs);
+  const oReqs = anonymous(requirementsOf(oldDoc, o));
+  const nReqs = anonymous(requirementsOf(newDoc, n));
+  const same = (reqs: Requirement[]) =>
+    reqs
+      .map((r) =>
+        [...r]
+          .map(([k, v]) => `${k}${v.identity}[${[...v.scopes].sort().join()}]`)
+          .sort()
+          .join('+'),
+      )
+      .sort()
+      .join('|');
+  if (same(oReqs) === same(nReqs)) return;
+  const lost = oReqs.some((old) => !nReqs.some((next) => meets(old, next)));
+  const wasOpen = oReqs.some((r) => r.size === 0);
+  const plain = (reqs: Requirement[]) => requirementText(reqs).join(' or ') || 'none';
+  const schemeChanged = lost && plain(oReqs) === plain(nReqs);
+  ctx.push(
+    !lost ? 'security-requirement-loosened' : wasOpen ? 'security-requirement-added' : 'security-requirement-changed',
+    `${at}/security`,
+    `security changed from ${plain(oReqs)} to ${plain(nReqs)}${schemeChanged ? ' (a security scheme changed)' : ''}`,
+  );
 }
 
 const isSuccess = (status: string) => /^[23]/.test(status) || /^[23]XX$/i.test(status);
@@ -134,8 +221,12 @@ function compareParameter(p: Json, np: Json, at: string, ctx: Ctx): void {
     ctx.push('request-parameter-allow-reserved-added', at, `${name}: reserved characters may now be sent as they are`);
   const o = schemaOf(p);
   const n = schemaOf(np);
-  compareSchema(o.schema, n.schema, 'request', `${at}${n.at}`, ctx);
+  // A default applies only when the parameter is left out: the old contract's clients of a required one never leave it out.
+  const forOldClients = (schema: unknown) => (p.required === true && isObject(schema) ? { ...schema, default: undefined } : schema);
+  compareSchema(forOldClients(o.schema), forOldClients(n.schema), 'request', `${at}${n.at}`, ns.content ? ctx : { ...ctx, textual: true });
 }
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The media types of a request body or a response. */
 function compareContent(oc: Json, nc: Json, dir: Direction, at: string, ctx: Ctx, what: string): void {
@@ -186,7 +277,8 @@ function compareHeaders(oh: Json, nh: Json, status: string, at: string, oldAt: s
       ctx.push('response-header-made-required', hAt, `the ${name} header of response ${status} is now always sent`);
     const o = schemaOf(header);
     const n = schemaOf(found.header);
-    compareSchema(o.schema, n.schema, 'response', `${hAt}${n.at}`, ctx);
+    // A header's value is text on the wire, unless `content` gives it a media type.
+    compareSchema(o.schema, n.schema, 'response', `${hAt}${n.at}`, found.header.content ? ctx : { ...ctx, textual: true });
   }
   for (const [lower, { name }] of nm)
     if (!om.has(lower))
@@ -206,26 +298,13 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push('description-changed', `${at}/${key}`, `${key} changed`);
 
   // stability: lowering a level takes back a promise
-  const rank = { experimental: 0, beta: 1, stable: 2 } as const;
+  const rank = STABILITY_RANK;
   const ol = stabilityOf(o.op);
   const nl = stabilityOf(n.op);
   if (rank[nl] < rank[ol]) ctx.push('stability-level-decreased', `${at}/x-stability-level`, `stability level lowered from ${ol} to ${nl}`);
   if (rank[nl] > rank[ol]) ctx.push('stability-level-increased', `${at}/x-stability-level`, `stability level raised from ${ol} to ${nl}`);
 
-  // security: every way a client could authenticate before must still work
-  const oSec = securityOf(oldDoc, o.op);
-  const nSec = securityOf(newDoc, n.op);
-  if (canonical(oSec) !== canonical(nSec)) {
-    // No requirement, or an empty one ({}), lets a client in without credentials.
-    const anonymous = (sec: string[]) => sec.length === 0 || sec.includes('');
-    const lost = !anonymous(nSec) && (anonymous(oSec) || oSec.some((r) => !nSec.includes(r)));
-    const plain = (sec: string[]) => sec.map((s) => s.replace(/\{.*?\}(?=\[)/g, '')).join(' or ') || 'none';
-    ctx.push(
-      !lost ? 'security-requirement-loosened' : anonymous(oSec) ? 'security-requirement-added' : 'security-requirement-changed',
-      `${at}/security`,
-      `security changed from ${plain(oSec)} to ${plain(nSec)}${lost && !anonymous(oSec) && plain(oSec) === plain(nSec) ? ' (a security scheme changed)' : ''}`,
-    );
-  }
+  compareSecurity(oldDoc, newDoc, o.op, n.op, at, ctx);
 
   // parameters
   for (const [key, { param: p, pointer: oldAt }] of o.params) {
@@ -286,10 +365,8 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
       ctx.push('response-added', `${at}/responses/${esc(status)}`, `response ${status} added`);
 }
 
-export type StabilityLevel = 'experimental' | 'beta' | 'stable';
-
-/** `x-stability-level` of an operation; absent (or not one of the three) means stable. */
+/** `x-stability-level` of an operation; absent means stable, and so does a value outside the levels (its own finding). */
 export function stabilityOf(op: Json): StabilityLevel {
   const level: unknown = op['x-stability-level'];
-  return level === 'experimental' || level === 'beta' ? level : 'stable';
+  return isStabilityLevel(level) ? level : 'stable';
 }

@@ -235,7 +235,24 @@ export const CONSTRAINT_VERBS: Record<string, Record<string, Effect>> = {
   const: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
   enum: { added: 'tighter', removed: 'looser', 'value-removed': 'tighter', 'value-added': 'looser' },
   additionalProperties: { refused: 'tighter', allowed: 'looser', 'schema-added': 'tighter', 'schema-removed': 'looser' },
+  // JSON Schema 2020-12 (OpenAPI 3.1): keywords.ts. A subschema on both sides is compared in turn.
+  contains: { added: 'tighter', removed: 'looser' },
+  minContains: { added: 'tighter', removed: 'looser', raised: 'tighter', lowered: 'looser' },
+  maxContains: { added: 'tighter', removed: 'looser', lowered: 'tighter', raised: 'looser' },
+  dependentRequired: { added: 'tighter', removed: 'looser' },
+  dependentSchemas: { added: 'tighter', removed: 'looser' },
+  if: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
+  then: { added: 'tighter', removed: 'looser' },
+  else: { added: 'tighter', removed: 'looser' },
+  propertyNames: { added: 'tighter', removed: 'looser' },
+  patternProperties: { added: 'tighter', removed: 'looser' },
+  unevaluatedProperties: { refused: 'tighter', allowed: 'looser', 'schema-added': 'tighter', 'schema-removed': 'looser' },
+  unevaluatedItems: { refused: 'tighter', allowed: 'looser', 'schema-added': 'tighter', 'schema-removed': 'looser' },
+  contentMediaType: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
+  contentEncoding: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
+  contentSchema: { added: 'tighter', removed: 'looser' },
 };
+const UNEVALUATED = new Set(['unevaluatedProperties', 'unevaluatedItems']);
 /** What a constraint change does, in words: the rule's summary and the finding's message share it. */
 export const describeVerb = (constraint: string, verb: string) =>
   constraint === 'enum'
@@ -245,21 +262,29 @@ export const describeVerb = (constraint: string, verb: string) =>
         'value-removed': 'enum values were removed',
         'value-added': 'enum values were added',
       }[verb]
-    : constraint === 'additionalProperties'
+    : UNEVALUATED.has(constraint)
       ? {
-          refused: 'properties not listed are now refused',
-          allowed: 'properties not listed are now allowed',
-          'schema-added': 'a schema now restricts properties not listed',
-          'schema-removed': 'properties not listed are no longer restricted',
+          refused: `${constraint === 'unevaluatedItems' ? 'items' : 'properties'} no other keyword evaluated are now refused`,
+          allowed: `${constraint === 'unevaluatedItems' ? 'items' : 'properties'} no other keyword evaluated are now allowed`,
+          'schema-added': `a schema now restricts ${constraint === 'unevaluatedItems' ? 'items' : 'properties'} no other keyword evaluated`,
+          'schema-removed': `${constraint === 'unevaluatedItems' ? 'items' : 'properties'} no other keyword evaluated are no longer restricted`,
         }[verb]
-      : `\`${constraint}\` ${verb.replace('-', ' ')}`;
+      : constraint === 'additionalProperties'
+        ? {
+            refused: 'properties not listed are now refused',
+            allowed: 'properties not listed are now allowed',
+            'schema-added': 'a schema now restricts properties not listed',
+            'schema-removed': 'properties not listed are no longer restricted',
+          }[verb]
+        : `\`${constraint}\` ${verb.replace('-', ' ')}`;
 for (const dir of ['request', 'response'] as const) {
   for (const [constraint, verbs] of Object.entries(CONSTRAINT_VERBS)) {
     for (const [verb, effect] of Object.entries(verbs)) {
       let level = levelOf(dir, effect);
       // Values that clients may not handle but that rarely break them: checked, not refused.
       if (dir === 'response' && constraint === 'enum' && verb === 'value-added') level = 'warning';
-      if (dir === 'response' && constraint === 'additionalProperties' && effect === 'looser') level = 'warning';
+      if (dir === 'response' && (constraint === 'additionalProperties' || UNEVALUATED.has(constraint)) && effect === 'looser')
+        level = 'warning';
       if (constraint === 'pattern' && verb === 'changed') level = 'warning';
       rule(
         `${dir}-${constraint}-${verb}`,
@@ -298,6 +323,13 @@ for (const dir of ['request', 'response'] as const) {
     rule(`${dir}-${key}-branch-removed`, req ? 'error' : 'info', 'composition', `A \`${key}\` branch was removed from a ${dir} schema.`);
   }
   rule(`${dir}-not-changed`, 'error', 'composition', `A ${dir} schema's \`not\` changed (not compared in detail).`);
+  if (req)
+    rule(
+      'request-oneOf-branches-overlap',
+      'error',
+      'composition',
+      'A `oneOf` branch was added that values of a kept branch may also match: such a request matches two branches, and `oneOf` refuses it.',
+    );
   rule(`${dir}-discriminator-added`, 'warning', 'composition', `A ${dir} schema gained a discriminator.`);
   rule(`${dir}-discriminator-removed`, 'warning', 'composition', `A ${dir} schema lost its discriminator.`);
   rule(`${dir}-discriminator-property-changed`, 'error', 'composition', `A ${dir} discriminator's propertyName changed.`);
@@ -346,14 +378,22 @@ for (const [subject, text] of Object.entries(subjects)) {
   rule(`${subject}-removed-after-sunset`, 'info', 'deprecation and sunset', `${text} was removed after its \`x-sunset\` date had passed.`);
 }
 
+rule('sunset-invalid', 'error', 'deprecation and sunset', 'An `x-sunset` is not a date (YYYY-MM-DD, or an RFC 3339 date-time).');
+
 // ---------------------------------------------------------------- stability
 rule(
   'stability-level-decreased',
   'error',
   'stability levels',
-  "An operation's `x-stability-level` was lowered (stable → beta → experimental).",
+  "An operation's `x-stability-level` was lowered (stable → beta → experimental or alpha → draft).",
 );
 rule('stability-level-increased', 'info', 'stability levels', "An operation's `x-stability-level` was raised.");
+rule(
+  'stability-level-invalid',
+  'error',
+  'stability levels',
+  'An `x-stability-level` is none of draft, alpha, experimental, beta, stable (it is read as stable).',
+);
 
 // ---------------------------------------------------------------- documentation
 rule('description-changed', 'info', 'documentation', 'A description or summary changed.');

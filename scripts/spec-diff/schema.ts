@@ -2,10 +2,13 @@
  * Comparing two JSON schemas (OpenAPI 3.0 or 3.1) in a direction: a request schema may only
  * accept more than before, a response schema may only promise what it promised before.
  * Every constraint is compared both ways; oneOf/anyOf branch by branch; properties with
- * their readOnly/writeOnly visibility, requiredness and deprecation.
+ * their readOnly/writeOnly visibility, requiredness and deprecation; the 2020-12 keywords of
+ * OpenAPI 3.1 in keywords.ts.
  */
+import { sunsetDate } from './extensions';
+import { type Constraint, type Recurse, compareKeywords2020, compareOpenness } from './keywords';
 import { esc, type Json } from './load';
-import { CONSTRAINT_VERBS, describeVerb, type Direction } from './rules';
+import { CONSTRAINT_VERBS, type Direction } from './rules';
 
 /** Where findings go: `push` looks each rule's level up in the rule table. */
 export interface Ctx {
@@ -13,6 +16,8 @@ export interface Ctx {
   /** YYYY-MM-DD */
   today: string;
   deprecationDays: number;
+  /** A parameter's or header's schema: its values are text on the wire (types compared as texts: textCovers). */
+  textual?: boolean;
 }
 
 const fmt = (v: unknown) => JSON.stringify(v);
@@ -42,12 +47,8 @@ export function canonical(value: unknown, stack: object[] = []): string {
 
 // ---------------------------------------------------------------- sunsets
 
-/** The `x-sunset` date as YYYY-MM-DD (YAML may have read it as a date). */
-export function sunsetOf(x: Json | undefined): string | undefined {
-  const s: unknown = x?.['x-sunset'];
-  if (s instanceof Date) return s.toISOString().slice(0, 10);
-  return typeof s === 'string' && s !== '' ? s.slice(0, 10) : undefined;
-}
+/** The `x-sunset` date as YYYY-MM-DD; absent or invalid (its own finding: extensions.ts) is undefined. */
+export const sunsetOf = (x: Json | undefined): string | undefined => sunsetDate(x?.['x-sunset']);
 
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
 
@@ -142,6 +143,15 @@ function covers(a: Set<string> | undefined, b: Set<string> | undefined): boolean
   if (b === undefined) return false;
   return [...b].every((t) => a.has(t) || (t === 'integer' && a.has('number')));
 }
+/**
+ * `covers` for values sent as text (parameters, headers): every integer, number or boolean is
+ * also a string there, so string covers them; arrays and objects keep their JSON types.
+ */
+function textCovers(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
+  if (a?.has('string') && b)
+    return [...b].every((t) => a.has(t) || t === 'integer' || t === 'number' || t === 'boolean' || covers(a, new Set([t])));
+  return covers(a, b);
+}
 const typeText = (t: Set<string> | undefined) => (t ? [...t].sort().join('|') || 'null' : 'any');
 
 const WIDER_FORMAT: Record<string, string> = { int32: 'int64', float: 'double' };
@@ -215,18 +225,20 @@ function compareResolved(oldS: unknown, newS: unknown, dir: Direction, at: strin
   if ((o.description ?? '') !== (n.description ?? '')) ctx.push('description-changed', `${at}/description`, 'description changed');
 
   compareProperties(o, n, dir, at, ctx, stack);
-  compareAdditionalProperties(o, n, dir, at, ctx, stack);
   if (o.items !== undefined || n.items !== undefined) compareSchema(o.items, n.items, dir, `${at}/items`, ctx, stack);
-  if (Array.isArray(o.prefixItems) && Array.isArray(n.prefixItems))
-    o.prefixItems.forEach((item: unknown, i: number) => compareSchema(item, n.prefixItems[i], dir, `${at}/prefixItems/${i}`, ctx, stack));
+  const push: Constraint = (name, verb, message, keyword) => constraint(dir, name, verb, at, message, ctx, keyword);
+  const recurse: Recurse = (a, b, where) => compareSchema(a, b, dir, where, ctx, stack);
+  compareOpenness(o, n, 'additionalProperties', at, push, recurse);
+  compareKeywords2020(o, n, at, push, recurse, (a, b) => canonical(flatten(a)) === canonical(flatten(b)));
 }
 
 function compareTypes(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   const ot = typesOf(o);
   const nt = typesOf(n);
   if (typeText(ot.types) !== typeText(nt.types)) {
-    const widened = covers(nt.types, ot.types);
-    const narrowed = covers(ot.types, nt.types);
+    const within = ctx.textual ? textCovers : covers;
+    const widened = within(nt.types, ot.types);
+    const narrowed = within(ot.types, nt.types);
     ctx.push(
       `${dir}-type-${widened ? 'widened' : narrowed ? 'narrowed' : 'changed'}`,
       `${at}/type`,
@@ -269,7 +281,16 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
       constraint(dir, name, verb, at, `${name} ${verb.replace('-', ' ')}: ${boundText(ob)} → ${boundText(nb)}`, ctx, written(nb ? n : o));
   }
 
-  for (const name of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'] as const) {
+  for (const name of [
+    'minLength',
+    'maxLength',
+    'minItems',
+    'maxItems',
+    'minProperties',
+    'maxProperties',
+    'minContains',
+    'maxContains',
+  ] as const) {
     const ov = typeof o[name] === 'number' ? o[name] : undefined;
     const nv = typeof n[name] === 'number' ? n[name] : undefined;
     if (ov === nv) continue;
@@ -339,18 +360,6 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
   }
 }
 
-/** additionalProperties: absent or true allows anything, false nothing, a schema what it allows. */
-function compareAdditionalProperties(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
-  const kind = (v: unknown) => (v === false ? 'none' : typeof v === 'object' && v !== null && Object.keys(v).length > 0 ? 'schema' : 'any');
-  const ok = kind(o.additionalProperties);
-  const nk = kind(n.additionalProperties);
-  const where = `${at}/additionalProperties`;
-  if (ok === 'schema' && nk === 'schema') return compareSchema(o.additionalProperties, n.additionalProperties, dir, where, ctx, stack);
-  if (ok === nk) return;
-  const verb = nk === 'none' ? 'refused' : ok === 'none' ? 'allowed' : nk === 'schema' ? 'schema-added' : 'schema-removed';
-  constraint(dir, 'additionalProperties', verb, at, describeVerb('additionalProperties', verb) ?? verb, ctx);
-}
-
 /** A property a message in this direction may carry: readOnly ones are not sent, writeOnly ones not received. */
 const visible = (p: Json, dir: Direction) => (dir === 'request' ? p.readOnly !== true : p.writeOnly !== true);
 
@@ -406,6 +415,41 @@ function discriminatorValue(branch: Json, property: string | undefined): string 
   return undefined;
 }
 
+/** The values a schema fixes for its properties (const, or enum): property name → the values' canonical texts. */
+function fixedValues(s: Json): Map<string, Set<string>> {
+  const fixed = new Map<string, Set<string>>();
+  for (const [name, p] of Object.entries<unknown>(s.properties ?? {})) {
+    const f = flatten(p);
+    if (f.const !== undefined) fixed.set(name, new Set([canonical(f.const)]));
+    else if (Array.isArray(f.enum)) fixed.set(name, new Set(f.enum.map((v: unknown) => canonical(v))));
+  }
+  return fixed;
+}
+
+/**
+ * Whether some value may match both schemas, as far as their types, fixed property values and
+ * closed property lists tell; two schemas none of these keeps apart are taken to overlap.
+ */
+export function mayOverlap(a: Json, b: Json): boolean {
+  const ta = typesOf(a);
+  const tb = typesOf(b);
+  const someOf = (x: Set<string> | undefined, y: Set<string> | undefined) => [...(x ?? [])].some((t) => covers(y, new Set([t])));
+  const shareType = ta.types === undefined || tb.types === undefined || someOf(ta.types, tb.types) || someOf(tb.types, ta.types);
+  if (!shareType && !(ta.nullable && tb.nullable)) return false;
+  if (a.const !== undefined && b.const !== undefined && canonical(a.const) !== canonical(b.const)) return false;
+  const fa = fixedValues(a);
+  const fb = fixedValues(b);
+  const required = (s: Json) => new Set<string>(Array.isArray(s.required) ? s.required : []);
+  for (const [name, values] of fa) {
+    const other = fb.get(name);
+    // A property both require, whose values the two fix apart, tells them apart.
+    if (other && required(a).has(name) && required(b).has(name) && ![...values].some((v) => other.has(v))) return false;
+  }
+  const closedAgainst = (x: Json, y: Json) =>
+    x.additionalProperties === false && [...required(y)].some((name) => !(name in (x.properties ?? {})));
+  return !closedAgainst(a, b) && !closedAgainst(b, a);
+}
+
 /**
  * oneOf/anyOf branch by branch: equal branches pair up first, then branches with the same
  * title or discriminator value, then branches of the same type; paired branches are
@@ -435,6 +479,17 @@ function compareBranches(o: Json, n: Json, key: 'oneOf' | 'anyOf', dir: Directio
     }
   }
   for (const [i, j] of pairs) compareSchema(ob[i], nb[j], dir, `${at}/${key}/${j}`, ctx, stack);
+  // oneOf passes a value that matches exactly one branch: an added branch that a kept one's values may also match fails them.
+  if (key === 'oneOf' && dir === 'request')
+    for (const j of freeNew) {
+      const kept = pairs.find(([, k]) => mayOverlap(flatten(nb[j]), flatten(nb[k])));
+      if (kept)
+        ctx.push(
+          'request-oneOf-branches-overlap',
+          `${at}/oneOf/${j}`,
+          `oneOf branch ${j} added overlaps branch ${kept[1]}: a request that matched it alone may now match both, and oneOf then refuses it`,
+        );
+    }
   const label = (s: unknown) => {
     const f = flatten(s);
     return typeof f.title === 'string' ? `'${f.title}'` : typeText(typesOf(f).types);

@@ -84,13 +84,22 @@ describe('npm run contract', () => {
     }
   }, 60_000);
 
-  test('when an operation has an x-stability-level other than experimental, beta or stable, then the linter refuses it', () => {
+  test('when an operation has an x-stability-level other than draft, alpha, experimental, beta or stable, then the linter refuses it', () => {
     const marked = (level: string) =>
       specWith(`stability-${level}`, (s) => s.replace('operationId: listPets', `operationId: listPets\n      x-stability-level: ${level}`));
     expect(lintSpec(marked('beta')).ok).toBe(true);
-    const r = lintSpec(marked('alpha'));
+    expect(lintSpec(marked('alpha')).ok).toBe(true);
+    const r = lintSpec(marked('alfa'));
     expect(r.ok).toBe(false);
-    expect(r.detail).toContain('x-stability-level must be experimental, beta or stable');
+    expect(r.detail).toContain('x-stability-level must be draft, alpha, experimental, beta or stable');
+  });
+
+  test('when an x-sunset is not a YYYY-MM-DD date, then the linter refuses it, naming the rule', () => {
+    const sunset = (value: string) => specWith(`sunset-${value}`, (s) => s.replace("x-sunset: '2030-12-05'", `x-sunset: '${value}'`));
+    expect(lintSpec(sunset('2030-12-06')).ok).toBe(true);
+    const r = lintSpec(sunset('2030-12-5'));
+    expect(r.ok).toBe(false);
+    expect(r.detail).toContain('rule/sunset-date-operation');
   });
 
   test('when a breaking change is listed in spec/accepted-changes.yaml, then contract:release ships it, appends the changelog and consumes the entry; an expired entry fails npm run contract', () => {

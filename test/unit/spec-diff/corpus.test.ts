@@ -87,7 +87,8 @@ const corpus: [string, Edit, string, 0 | 1, { today?: string; failOn?: 'warning'
     0,
   ],
   ['the Deprecation header made optional', (d) => (H(d).Deprecation.required = false), 'response-header-made-optional', 1],
-  ['Retry-After sent as an HTTP date (string)', (d) => (H(d)['Retry-After'].schema = { type: 'string' }), 'response-type-changed', 1],
+  // As text on the wire, integer → string is wider: a client that parses seconds meets a date.
+  ['Retry-After sent as an HTTP date (string)', (d) => (H(d)['Retry-After'].schema = { type: 'string' }), 'response-type-widened', 1],
   [
     'a response header added',
     (d) => (create(d).responses['201'].headers.Location = { schema: { type: 'string' } }),
