@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { basePathOfUrl } from '../../src/contract/spec';
+import { basePathOfUrl } from '../../src/contract/basePath';
 import { projectRoot } from '../../src/paths';
 import { pendingChanges, planGeneration } from '../generate/generate';
 import { type Change, diffDocuments, failures, loadDocument } from '../spec-diff';

@@ -2,7 +2,7 @@
  * Comparing operations: identity, security, parameters and their serialisation, request
  * bodies, responses and their headers, deprecation.
  */
-import { basePathOfUrl } from '../../src/contract/spec';
+import { basePathOfUrl } from '../../src/contract/basePath';
 import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensions';
 import { esc, type Json, ptr } from './load';
 import { canonical, compareDeprecation, compareSchema, type Ctx, removal } from './schema';

@@ -1,6 +1,7 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { isMap, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import { specPath } from '../paths';
+import { basePathOfUrl } from './basePath';
 import { bundleSpec } from './bundle';
 
 /** The top-level JSON type a request body must have: an object or an array (see bodyTypeOf). */
@@ -93,9 +94,6 @@ export function resolve<T>(doc: OpenAPIV3.Document, x: T | OpenAPIV3.ReferenceOb
   }
   return value as T;
 }
-
-/** The path a server URL ends in, without a trailing slash: `https://api.example/v1/` → `/v1`, `http://host` → ''. */
-export const basePathOfUrl = (url: string): string => new URL(url, 'http://placeholder').pathname.replace(/\/+$/, '');
 
 function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string): string {
   const roots = new Set((servers ?? []).map((s) => basePathOfUrl(s.url)));
