@@ -230,18 +230,11 @@ function protocolProblems(env: NodeJS.ProcessEnv): string[] {
     .map(([name, value]) => `${name} must be http/protobuf (the OTLP/HTTP exporter this service ships), got ${JSON.stringify(value)}`);
 }
 
+/** OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, else OTEL_EXPORTER_OTLP_TIMEOUT (empty is unset, as the specification says), in ms. */
 function timeoutOf(env: NodeJS.ProcessEnv, problems: string[]): number {
-  const own = env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT;
-  const [name, text] =
-    own !== undefined && own !== ''
-      ? ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', own]
-      : ['OTEL_EXPORTER_OTLP_TIMEOUT', env.OTEL_EXPORTER_OTLP_TIMEOUT];
-  if (text === undefined || text === '') return 10_000;
-  if (!/^[0-9]{1,7}$/.test(text) || Number(text) < 1) {
-    problems.push(`${name} must be a whole number of milliseconds from 1 to 9999999, got ${JSON.stringify(text)}`);
-    return 10_000;
-  }
-  return Number(text);
+  if (env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT) return integerVar(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 10_000, 1, 9_999_999, problems);
+  if (env.OTEL_EXPORTER_OTLP_TIMEOUT) return integerVar(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 9_999_999, problems);
+  return 10_000;
 }
 
 /** OpenTelemetry's standard variables for traces that this service supports; anything else is a problem named. */

@@ -116,12 +116,13 @@ function requirementsOf(doc: Json, op: Json): Requirement[] {
   );
 }
 
-const requirementText = (reqs: Requirement[]) =>
+/** Each requirement's schemes and scopes as text, sorted; with `identity`, what each scheme is too (to tell any change). */
+const requirementText = (reqs: Requirement[], identity = false) =>
   reqs
     .map((r) =>
       [...r.keys()]
         .sort()
-        .map((name) => `${name}[${[...(r.get(name)?.scopes ?? [])].sort().join(',')}]`)
+        .map((name) => `${name}${identity ? (r.get(name)?.identity ?? '') : ''}[${[...(r.get(name)?.scopes ?? [])].sort().join(',')}]`)
         .join(' + '),
     )
     .sort();
@@ -138,17 +139,7 @@ function compareSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: strin
   const anonymous = (reqs: Requirement[]) => (reqs.length === 0 ? [new Map()] : reqs);
   const oReqs = anonymous(requirementsOf(oldDoc, o));
   const nReqs = anonymous(requirementsOf(newDoc, n));
-  const same = (reqs: Requirement[]) =>
-    reqs
-      .map((r) =>
-        [...r]
-          .map(([k, v]) => `${k}${v.identity}[${[...v.scopes].sort().join()}]`)
-          .sort()
-          .join('+'),
-      )
-      .sort()
-      .join('|');
-  if (same(oReqs) === same(nReqs)) return;
+  if (requirementText(oReqs, true).join('|') === requirementText(nReqs, true).join('|')) return;
   const lost = oReqs.some((old) => !nReqs.some((next) => meets(old, next)));
   const wasOpen = oReqs.some((r) => r.size === 0);
   const plain = (reqs: Requirement[]) => requirementText(reqs).join(' or ') || 'none';
@@ -298,11 +289,12 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push('description-changed', `${at}/${key}`, `${key} changed`);
 
   // stability: lowering a level takes back a promise
-  const rank = STABILITY_RANK;
   const ol = stabilityOf(o.op);
   const nl = stabilityOf(n.op);
-  if (rank[nl] < rank[ol]) ctx.push('stability-level-decreased', `${at}/x-stability-level`, `stability level lowered from ${ol} to ${nl}`);
-  if (rank[nl] > rank[ol]) ctx.push('stability-level-increased', `${at}/x-stability-level`, `stability level raised from ${ol} to ${nl}`);
+  if (STABILITY_RANK[nl] < STABILITY_RANK[ol])
+    ctx.push('stability-level-decreased', `${at}/x-stability-level`, `stability level lowered from ${ol} to ${nl}`);
+  if (STABILITY_RANK[nl] > STABILITY_RANK[ol])
+    ctx.push('stability-level-increased', `${at}/x-stability-level`, `stability level raised from ${ol} to ${nl}`);
 
   compareSecurity(oldDoc, newDoc, o.op, n.op, at, ctx);
 

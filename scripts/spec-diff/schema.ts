@@ -430,7 +430,7 @@ function fixedValues(s: Json): Map<string, Set<string>> {
  * Whether some value may match both schemas, as far as their types, fixed property values and
  * closed property lists tell; two schemas none of these keeps apart are taken to overlap.
  */
-export function mayOverlap(a: Json, b: Json): boolean {
+function mayOverlap(a: Json, b: Json): boolean {
   const ta = typesOf(a);
   const tb = typesOf(b);
   const someOf = (x: Set<string> | undefined, y: Set<string> | undefined) => [...(x ?? [])].some((t) => covers(y, new Set([t])));

@@ -93,8 +93,9 @@ export function createMetrics({
     ) {
       const labels = { operationId: operationId ?? 'none', status: String(status) };
       requests.inc(labels);
-      // prom-client types an exemplar's labels as the metric's own; any labels are valid (OpenMetrics).
-      if (exemplars && trace) duration.observe({ labels, value: seconds, exemplarLabels: trace as unknown as typeof labels });
+      // With exemplars enabled prom-client takes an observation as one object, with or without an
+      // exemplar; it types an exemplar's labels as the metric's own, while any labels are valid (OpenMetrics).
+      if (exemplars) duration.observe({ labels, value: seconds, exemplarLabels: trace as unknown as typeof labels | undefined });
       else duration.observe(labels, seconds);
       if (deprecatedCall && operationId) deprecated.inc({ operationId, apiKey: deprecatedCall.apiKey ?? 'none' });
     },

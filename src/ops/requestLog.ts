@@ -44,7 +44,8 @@ export function requestLog({ logger, requestLine, metrics, countedByKey, tracing
         res.statusCode,
         seconds,
         operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined,
-        span?.ids,
+        // An exemplar names a trace the backend has: an unsampled request's (its caller said so) is not exported.
+        span?.sampled ? span.ids : undefined,
       );
       // One line per request; never the headers (the Authorization header carries the key).
       const line = {

@@ -56,6 +56,8 @@ export interface RequestTrace {
   run(next: () => void): void;
   /** For the request's log lines: the trace and this span, as W3C hex ids. */
   ids: { trace_id: string; span_id: string };
+  /** Whether the span is recorded and exported: only then may a metric's exemplar point at it. */
+  sampled: boolean;
   end(outcome: RequestOutcome): void;
 }
 

@@ -143,6 +143,7 @@ function requestSpan(tracer: Tracer, propagator: W3CTraceContextPropagator, req:
   return {
     run: (next) => context.with(active, next),
     ids: { trace_id: traceId, span_id: spanId },
+    sampled: span.isRecording(),
     end: ({ status, route, operationId, err }: RequestOutcome) => {
       if (route !== undefined) {
         span.setAttribute(ATTR_HTTP_ROUTE, route);

@@ -178,7 +178,7 @@ describe('loadConfig', () => {
         'OTEL_EXPORTER_OTLP_HEADERS entry 1 must be key=value with the value percent-encoded, got "x-tenant"',
         'OTEL_EXPORTER_OTLP_HEADERS entry 2 must be key=value with the value percent-encoded, got "=x"',
         'OTEL_EXPORTER_OTLP_HEADERS entry 3 must be key=value with the value percent-encoded, got "ok=%E0%A4%A"',
-        'OTEL_EXPORTER_OTLP_TIMEOUT must be a whole number of milliseconds from 1 to 9999999, got "10s"',
+        'OTEL_EXPORTER_OTLP_TIMEOUT must be an integer from 1 to 9999999, got "10s"',
         'OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio, got "jaeger_remote"',
       ]);
     });

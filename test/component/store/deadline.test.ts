@@ -1,7 +1,7 @@
-import { connect, withDeadline } from '../../../src/store/db';
+import { type Sql, connect, withDeadline } from '../../../src/store/db';
 import { DatabaseUnavailableError, DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
-import { proxyTo } from '../../support/proxy';
+import { type Proxy, proxyTo } from '../../support/proxy';
 
 // A query past its deadline is cancelled over a new connection. When the server cannot be
 // reached any more (a replica stopping, a primary gone), that cancel request fails: the query
@@ -16,45 +16,47 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
   });
   afterAll(() => db.drop());
 
-  test('when the server cannot be reached for the cancel request, then the query still ends at its deadline and nothing is left unhandled', async () => {
+  /**
+   * Runs `body` with a pool of one through a proxy to the test database, then waits a moment for
+   * late rejections; returns the rejections nobody handled meanwhile.
+   */
+  const unhandledAfter = async (body: (proxy: Proxy, sql: Sql) => Promise<void>): Promise<unknown[]> => {
     const proxy = await proxyTo(db.url);
     const sql = connect(proxy.url, { max: 1 });
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      await sql`SELECT 1`; // the connection is open before the proxy stops taking new ones
-      const slow = withDeadline(sql`SELECT pg_sleep(2)`, Date.now() + 300);
-      proxy.refuseNew();
-      await expect(slow).rejects.toBeInstanceOf(DeadlineExceededError);
-      // The cancel request's connection is refused at once; its rejection surfaces within a few ticks.
+      await body(proxy, sql);
+      // A refused connection's rejection surfaces within a few ticks.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(unhandled).toEqual([]);
+      return unhandled;
     } finally {
       process.off('unhandledRejection', onUnhandled);
       proxy.close();
       await sql.end({ timeout: 1 });
     }
+  };
+
+  test('when the server cannot be reached for the cancel request, then the query still ends at its deadline and nothing is left unhandled', async () => {
+    const unhandled = await unhandledAfter(async (proxy, sql) => {
+      await sql`SELECT 1`; // the connection is open before the proxy stops taking new ones
+      const slow = withDeadline(sql`SELECT pg_sleep(2)`, Date.now() + 300);
+      proxy.refuseNew();
+      await expect(slow).rejects.toBeInstanceOf(DeadlineExceededError);
+    });
+    // The cancel request's connection is refused at once.
+    expect(unhandled).toEqual([]);
   });
 
   test('when a new connection is cut at its first statement and the server then refuses connections, then the query fails as unavailable and nothing is left unhandled', async () => {
     // postgres.js reads the server's array types on a new connection unless told not to; that
     // read's failure, on a connection cut as the replica stopped, was an unhandled rejection
     // and ended the process (src/store/db.ts: fetch_types).
-    const proxy = await proxyTo(db.url);
-    const sql = connect(proxy.url, { max: 1 });
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    try {
+    const unhandled = await unhandledAfter(async (proxy, sql) => {
       proxy.cutAtFirstStatement();
       await expect(withDeadline(sql`SELECT 1 AS one`, Date.now() + 3_000)).rejects.toBeInstanceOf(DatabaseUnavailableError);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-      proxy.close();
-      await sql.end({ timeout: 1 });
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 });

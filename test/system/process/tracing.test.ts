@@ -216,6 +216,8 @@ describe('OpenTelemetry traces', () => {
         .split('\n')
         .filter((l) => l.startsWith('animal_store_http_request_duration_seconds_bucket{') && l.includes('operationId="createPet"'));
       expect(exemplars.some((l) => l.includes(`# {trace_id="${caller.traceId}",span_id="${span.spanId}"}`))).toBe(true);
+      // The unsampled listPets was never exported: no exemplar points at its trace.
+      expect(metrics.text).not.toContain(unsampled);
       expect(metrics.text.trimEnd().endsWith('# EOF')).toBe(true);
     });
 
