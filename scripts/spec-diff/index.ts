@@ -3,7 +3,8 @@
  * for the clients of the old one, each finding with a stable rule id (rules.ts) and a level:
  * `error` (breaking), `warning` (may break some clients) or `info`.
  *
- * Requests and responses are compared in opposite directions. An operation's
+ * Requests and responses are compared in opposite directions, and a 3.1 webhook's the other
+ * way round (webhooks.ts). An operation's
  * `x-stability-level` in the old document softens what breaks it: draft, alpha, experimental → info,
  * beta → warning.
  */
@@ -12,6 +13,7 @@ import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensio
 import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
 import { type Level, ruleOf } from './rules';
 import { removal, type Ctx } from './schema';
+import { compareWebhook, webhookName } from './webhooks';
 
 export { DocumentError, loadDocument, Locator, type Json } from './load';
 export { type Level, RULES, renderRuleList } from './rules';
@@ -101,6 +103,19 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions =
   }
   for (const [key, n] of newOps)
     if (!oldOps.has(key)) ctxFor(n.label, stabilityOf(n.op)).push('operation-added', n.pointer, 'operation added');
+
+  // 3.1 webhooks: the operations the API calls, compared with their directions reversed (webhooks.ts)
+  const oldHooks = operationsOf(oldDoc, 'webhooks');
+  const newHooks = operationsOf(newDoc, 'webhooks');
+  for (const [key, o] of oldHooks) {
+    const n = newHooks.get(key);
+    const ctx = ctxFor(n?.label ?? o.label, stabilityOf(o.op));
+    if (n) compareWebhook(oldDoc, newDoc, o, n, ctx);
+    else removal('webhook', 'webhook-removed', o.op, o.pointer, `webhook ${webhookName(o)} (${o.label.split(' ')[0]})`, ctx);
+  }
+  for (const [key, n] of newHooks)
+    if (!oldHooks.has(key))
+      ctxFor(n.label, stabilityOf(n.op)).push('webhook-added', n.pointer, `webhook ${webhookName(n)} (${n.label.split(' ')[0]}) added`);
 
   return changes.sort((a, b) => rank(a.level) - rank(b.level));
 }

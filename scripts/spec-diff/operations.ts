@@ -20,9 +20,10 @@ export interface Operation {
   pointer: string;
 }
 
-export function operationsOf(doc: Json): Map<string, Operation> {
+/** The operations of a document's `paths`, or of its `webhooks` (3.1), each under its method. */
+export function operationsOf(doc: Json, root: 'paths' | 'webhooks' = 'paths'): Map<string, Operation> {
   const ops = new Map<string, Operation>();
-  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries<Json>(doc[root] ?? {})) {
     if (typeof item !== 'object' || item === null) continue;
     for (const method of METHODS) {
       const op: unknown = item[method];
@@ -32,11 +33,11 @@ export function operationsOf(doc: Json): Map<string, Operation> {
       const declared: { param: Json; pointer: string }[] = [
         ...((Array.isArray(item.parameters) ? item.parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr('paths', path, 'parameters', i),
+          pointer: ptr(root, path, 'parameters', i),
         })),
         ...((Array.isArray((op as Json).parameters) ? (op as Json).parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr('paths', path, method, 'parameters', i),
+          pointer: ptr(root, path, method, 'parameters', i),
         })),
       ];
       const positions = pathPositions(pathNames, declared);
@@ -50,8 +51,9 @@ export function operationsOf(doc: Json): Map<string, Operation> {
             : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
         params.set(key, d); // an operation's parameter overrides the path item's
       }
-      const key = `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
-      ops.set(key, { key, label: `${method.toUpperCase()} ${path}`, op: op, params, pointer: ptr('paths', path, method) });
+      const at = root === 'paths' ? path : `webhook:${path}`;
+      const key = `${method.toUpperCase()} ${at.replace(/\{[^}]+\}/g, '{}')}`;
+      ops.set(key, { key, label: `${method.toUpperCase()} ${at}`, op: op, params, pointer: ptr(root, path, method) });
     }
   }
   return ops;
@@ -84,7 +86,7 @@ export function basePaths(doc: Json): string[] {
 }
 
 /** One security requirement: each scheme it names, by what the scheme is (its scopes' catalogue apart) and the scopes it asks for. */
-type Requirement = Map<string, { identity: string; scopes: Set<string> }>;
+export type Requirement = Map<string, { identity: string; scopes: Set<string> }>;
 
 /**
  * A scheme as a client meets it: its type, location, name, flows and URLs. The scopes an OAuth
@@ -103,7 +105,7 @@ function schemeIdentity(scheme: unknown): string {
 }
 
 /** An operation's requirements (its own, or the document's); none, or an empty one, lets a client in without credentials. */
-function requirementsOf(doc: Json, op: Json): Requirement[] {
+export function requirementsOf(doc: Json, op: Json): Requirement[] {
   const reqs: Json[] = op.security ?? doc.security ?? [];
   return reqs.map(
     (r) =>
@@ -117,7 +119,7 @@ function requirementsOf(doc: Json, op: Json): Requirement[] {
 }
 
 /** Each requirement's schemes and scopes as text, sorted; with `identity`, what each scheme is too (to tell any change). */
-const requirementText = (reqs: Requirement[], identity = false) =>
+export const requirementText = (reqs: Requirement[], identity = false) =>
   reqs
     .map((r) =>
       [...r.keys()]
@@ -154,7 +156,7 @@ function compareSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: strin
 const isSuccess = (status: string) => /^[23]/.test(status) || /^[23]XX$/i.test(status);
 
 /** How a parameter goes on the wire, with the defaults of its location written out. */
-function serialisation(p: Json): { style: string; explode: boolean; allowReserved: boolean; content?: string } {
+export function serialisation(p: Json): { style: string; explode: boolean; allowReserved: boolean; content?: string } {
   const style = String(p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple'));
   const content = p.content && typeof p.content === 'object' ? Object.keys(p.content).sort().join(', ') : undefined;
   return {
@@ -166,7 +168,7 @@ function serialisation(p: Json): { style: string; explode: boolean; allowReserve
 }
 
 /** The schema of a parameter or header, whether written as `schema` or `content`. */
-function schemaOf(p: Json): { schema: unknown; at: string } {
+export function schemaOf(p: Json): { schema: unknown; at: string } {
   if (p.content && typeof p.content === 'object') {
     const [type] = Object.keys(p.content);
     if (type !== undefined) return { schema: (p.content as Json)[type]?.schema, at: `/content/${esc(type)}/schema` };
@@ -220,7 +222,7 @@ function compareParameter(p: Json, np: Json, at: string, ctx: Ctx): void {
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The media types of a request body or a response. */
-function compareContent(oc: Json, nc: Json, dir: Direction, at: string, ctx: Ctx, what: string): void {
+export function compareContent(oc: Json, nc: Json, dir: Direction, at: string, ctx: Ctx, what: string): void {
   for (const type of Object.keys(oc)) {
     const cAt = `${at}/content/${esc(type)}`;
     if (!(type in nc)) {
@@ -276,15 +278,16 @@ function compareHeaders(oh: Json, nh: Json, status: string, at: string, oldAt: s
       ctx.push('response-header-added', `${at}/headers/${esc(name)}`, `response ${status} now carries the ${name} header`);
 }
 
-export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation, ctx: Ctx): void {
+/** What an operation or a webhook is called, its deprecation, its texts and its stability level. */
+export function compareIdentity(kind: 'operation' | 'webhook', o: Operation, n: Operation, ctx: Ctx): void {
   const at = n.pointer;
   if (o.op.operationId !== n.op.operationId)
     ctx.push(
-      'operation-id-changed',
+      kind === 'operation' ? 'operation-id-changed' : 'webhook-operation-id-changed',
       `${at}/operationId`,
-      `operationId changed from ${o.op.operationId ?? 'none'} to ${n.op.operationId ?? 'none'}: generated clients call it by name`,
+      `operationId changed from ${o.op.operationId ?? 'none'} to ${n.op.operationId ?? 'none'}: generated ${kind === 'operation' ? 'clients call it' : 'receivers name their handler'} by name`,
     );
-  compareDeprecation('operation', o.op, n.op, at, ctx);
+  compareDeprecation(kind, o.op, n.op, at, ctx);
   for (const key of ['summary', 'description'] as const)
     if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push('description-changed', `${at}/${key}`, `${key} changed`);
 
@@ -295,7 +298,11 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     ctx.push('stability-level-decreased', `${at}/x-stability-level`, `stability level lowered from ${ol} to ${nl}`);
   if (STABILITY_RANK[nl] > STABILITY_RANK[ol])
     ctx.push('stability-level-increased', `${at}/x-stability-level`, `stability level raised from ${ol} to ${nl}`);
+}
 
+export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation, ctx: Ctx): void {
+  const at = n.pointer;
+  compareIdentity('operation', o, n, ctx);
   compareSecurity(oldDoc, newDoc, o.op, n.op, at, ctx);
 
   // parameters

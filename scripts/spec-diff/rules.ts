@@ -13,6 +13,8 @@ export interface Rule {
   level: Level;
   family: Family;
   summary: string;
+  /** A webhook's twin of a schema rule: the `request-…` or `response-…` rule whose level and meaning it takes. */
+  twinOf?: string;
 }
 
 export const FAMILIES = [
@@ -30,6 +32,7 @@ export const FAMILIES = [
   'composition',
   'deprecation and sunset',
   'stability levels',
+  'webhooks',
   'documentation',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -341,7 +344,9 @@ for (const dir of ['request', 'response'] as const) {
 // ---------------------------------------------------------------- deprecation
 const subjects = {
   operation: 'An operation',
+  webhook: 'A webhook',
   'request-parameter': 'A parameter',
+  'webhook-payload-parameter': "A webhook's parameter (what the API sends)",
   'request-property': 'A request property',
   'response-property': 'A response property',
 };
@@ -395,6 +400,59 @@ rule(
   'An `x-stability-level` is none of draft, alpha, experimental, beta, stable (it is read as stable).',
 );
 
+// ---------------------------------------------------------------- webhooks (OpenAPI 3.1): webhooks.ts
+rule('webhook-added', 'info', 'webhooks', 'A webhook was added.');
+rule('webhook-removed', 'error', 'webhooks', 'A webhook was removed without being deprecated first: receivers are no longer called.');
+rule('webhook-operation-id-changed', 'error', 'webhooks', "A webhook's operationId changed: generated receivers name their handler by it.");
+rule(
+  'webhook-security-changed',
+  'error',
+  'webhooks',
+  'The API may now present credentials in a way it did not before: receivers must verify it.',
+);
+rule('webhook-security-narrowed', 'info', 'webhooks', 'The API presents credentials in fewer of the ways it listed.');
+// the payload: what the API sends, read by receivers as a client reads a response
+rule('webhook-payload-required-parameter-removed', 'error', 'webhooks', 'A parameter the API always sent is no longer sent.');
+rule('webhook-payload-optional-parameter-removed', 'warning', 'webhooks', 'A parameter the API sometimes sent is no longer sent.');
+rule('webhook-payload-parameter-added', 'info', 'webhooks', 'The API sends a new parameter.');
+rule('webhook-payload-parameter-made-optional', 'error', 'webhooks', 'A parameter the API always sent may now be missing.');
+rule('webhook-payload-parameter-made-required', 'info', 'webhooks', 'A parameter is now always sent.');
+rule('webhook-payload-parameter-serialisation-changed', 'error', 'webhooks', "A sent parameter's style, explode or content changed.");
+rule('webhook-payload-body-removed', 'error', 'webhooks', 'The API no longer sends a body.');
+rule('webhook-payload-body-added', 'info', 'webhooks', 'The API now sends a body.');
+rule('webhook-payload-body-made-optional', 'error', 'webhooks', 'The body may now be missing.');
+rule('webhook-payload-body-made-required', 'info', 'webhooks', 'The body is now always sent.');
+rule('webhook-payload-content-type-added', 'error', 'webhooks', 'The body may now come in a media type receivers may not read.');
+rule('webhook-payload-content-type-removed', 'info', 'webhooks', 'The body no longer comes in one of its media types.');
+// the reply: what receivers answer, read by the API as it reads a request
+rule('webhook-reply-status-removed', 'error', 'webhooks', 'A reply status receivers answer with is no longer understood.');
+rule('webhook-reply-status-added', 'info', 'webhooks', 'A reply status is now understood.');
+rule('webhook-reply-content-type-removed', 'error', 'webhooks', 'A reply media type is no longer accepted.');
+rule('webhook-reply-content-type-added', 'info', 'webhooks', 'A reply media type is now accepted.');
+rule('webhook-reply-header-removed', 'info', 'webhooks', 'A reply header is no longer read.');
+rule('webhook-reply-required-header-added', 'error', 'webhooks', 'Replies must now carry a new header.');
+rule('webhook-reply-optional-header-added', 'info', 'webhooks', 'Replies may carry a new header.');
+rule('webhook-reply-header-made-required', 'error', 'webhooks', 'A reply header must now be sent.');
+rule('webhook-reply-header-made-optional', 'info', 'webhooks', 'A reply header may now be left out.');
+
+/** The schema rules a webhook's payload (graded as a response) and reply (graded as a request) are reported under. */
+const TWINNED: ReadonlySet<Family> = new Set(['properties', 'read-only and write-only', 'types', 'constraints', 'composition']);
+const twinned = (r: Rule) =>
+  TWINNED.has(r.family) ||
+  /^(request|response)-(media-type-schema-(added|removed)|encoding-changed)$/.test(r.id) ||
+  (r.family === 'deprecation and sunset' && /^(request|response)-property-/.test(r.id));
+for (const r of [...table.values()].filter(twinned)) {
+  const [dir, rest] = r.id.startsWith('request-') ? ['reply', r.id.slice(8)] : ['payload', r.id.slice(9)];
+  const twin = `webhook-${dir}-${rest}`;
+  table.set(twin, {
+    id: twin,
+    level: r.level,
+    family: 'webhooks',
+    summary: `A webhook's ${dir} (graded as a ${dir === 'reply' ? 'request' : 'response'}): as \`${r.id}\`.`,
+    twinOf: r.id,
+  });
+}
+
 // ---------------------------------------------------------------- documentation
 rule('description-changed', 'info', 'documentation', 'A description or summary changed.');
 
@@ -409,15 +467,25 @@ export function ruleOf(id: string): Rule {
 /** The README's rule list: one line per family and level. */
 export function renderRuleList(): string {
   const lines: string[] = [];
-  for (const family of FAMILIES) {
-    const rules = [...table.values()].filter((r) => r.family === family);
-    const parts = (['error', 'warning', 'info'] as const)
+  const byLevel = (rules: Rule[]) =>
+    (['error', 'warning', 'info'] as const)
       .map((level) => {
         const ids = rules.filter((r) => r.level === level).map((r) => `\`${r.id}\``);
         return ids.length ? `${level}: ${ids.join(', ')}` : '';
       })
-      .filter(Boolean);
-    lines.push(`- **${family}** — ${parts.join('; ')}`);
+      .filter(Boolean)
+      .join('; ');
+  for (const family of FAMILIES) {
+    const rules = [...table.values()].filter((r) => r.family === family);
+    lines.push(`- **${family}** — ${byLevel(rules.filter((r) => !r.twinOf))}`);
+    for (const [role, dir] of [
+      ['payload', 'response'],
+      ['reply', 'request'],
+    ])
+      if (family === 'webhooks')
+        lines.push(
+          `  - each \`${dir}-…\` schema rule above, at its level, as \`webhook-${role}-…\` — ${byLevel(rules.filter((r) => r.twinOf?.startsWith(`${dir}-`)))}`,
+        );
   }
   return lines.join('\n');
 }

@@ -3,9 +3,11 @@
  * directions for schema rules), stability levels, and a test that no rule is left without
  * a pair.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Change, diffDocuments, type Level, RULES } from '../../../scripts/spec-diff';
+import { applyAccepted, readAccepted } from '../../../scripts/spec-diff/accepted';
 import { RULES_PAGE, withRuleList } from '../../../scripts/spec-diff/rules-doc';
 import { projectRoot } from '../../../src/paths';
 import { NESTED_2020, SCHEMA_CASES_2020 } from '../../support/schemaCases2020';
@@ -98,6 +100,8 @@ interface Case {
   what: string;
   old?: Edit;
   new: Edit;
+  /** twin: the edit made to the small document, then compared as webhooks (asWebhooks); webhook: made to hookBase(). */
+  mode?: 'twin' | 'webhook';
 }
 const cases: Case[] = [];
 const add = (rule: string, level: Level, what: string, edit: Edit, old?: Edit) => cases.push({ rule, level, what, new: edit, old });
@@ -518,19 +522,178 @@ add('sunset-invalid', 'error', 'an x-sunset that is no date', (d) =>
   Object.assign(list(d), { deprecated: true, 'x-sunset': '2030-02-30' }),
 );
 
-function diff(oldEdit: Edit | undefined, newEdit: Edit, options: { deprecationDays?: number } = {}): Change[] {
-  const o = base();
+// ---------------------------------------------------------------- webhooks (3.1): the same shapes, the other way round
+/**
+ * The small document's POST /things as a webhook the API calls: its payload is what createThing
+ * answered (a response's shape), its reply what createThing took (a request's shape).
+ */
+const asWebhooks = (d: Json): Json => ({
+  ...d,
+  openapi: '3.1.0',
+  paths: {},
+  webhooks: {
+    thingCreated: {
+      post: {
+        operationId: 'thingCreated',
+        requestBody: { required: true, content: create(d).responses['201'].content },
+        responses: { '200': { description: 'Received', content: create(d).requestBody.content } },
+      },
+    },
+  },
+});
+const hook = (d: Json) => d.webhooks.thingCreated.post;
+const hookBase = (): Json => {
+  const d = asWebhooks(base());
+  hook(d).parameters = [
+    { name: 'X-Signature', in: 'header', required: true, schema: { type: 'string' } },
+    { name: 'X-Attempt', in: 'header', schema: { type: 'integer' } },
+  ];
+  hook(d).responses['410'] = {
+    description: 'Unsubscribe',
+    headers: { 'X-Reason': { schema: { type: 'string' } }, 'X-Id': { required: true, schema: { type: 'string' } } },
+  };
+  return d;
+};
+// Each schema rule's pair, made again on the webhook: reported as its twin, at the same level.
+for (const c of [...cases]) {
+  const twin = [...RULES.values()].find((r) => r.twinOf === c.rule);
+  if (twin) cases.push({ ...c, rule: twin.id, what: `${c.what}, in a webhook`, mode: 'twin' });
+}
+const addHook = (rule: string, level: Level, what: string, edit: Edit, old?: Edit) =>
+  cases.push({ rule, level, what, new: edit, old, mode: 'webhook' });
+const payload = (d: Json) => hook(d).requestBody;
+const signature = (d: Json) => hook(d).parameters[0];
+const attempt = (d: Json) => hook(d).parameters[1];
+const gone = (d: Json) => hook(d).responses['410'];
+addHook(
+  'webhook-added',
+  'info',
+  'a webhook added',
+  (d) => (d.webhooks.thingDeleted = { post: { responses: { '200': { description: 'Received' } } } }),
+);
+addHook('webhook-removed', 'error', 'a webhook removed', (d) => delete d.webhooks.thingCreated);
+addHook('webhook-operation-id-changed', 'error', "a webhook's operationId changed", (d) => (hook(d).operationId = 'onThingCreated'));
+addHook('webhook-security-changed', 'error', 'the API signs with another scheme', (d) => (hook(d).security = [{ apiKey: [] }]));
+addHook(
+  'webhook-security-narrowed',
+  'info',
+  'the API presents one of the two ways it listed',
+  (d) => (hook(d).security = [{ bearerAuth: [] }]),
+  (d) => (hook(d).security = [{ bearerAuth: [] }, { apiKey: [] }]),
+);
+addHook('webhook-payload-required-parameter-removed', 'error', 'a header always sent no longer sent', (d) =>
+  hook(d).parameters.splice(0, 1),
+);
+addHook('webhook-payload-optional-parameter-removed', 'warning', 'a header sometimes sent no longer sent', (d) =>
+  hook(d).parameters.splice(1, 1),
+);
+addHook('webhook-payload-parameter-added', 'info', 'a header added to what is sent', (d) =>
+  hook(d).parameters.push({ name: 'X-Event', in: 'header', schema: { type: 'string' } }),
+);
+addHook('webhook-payload-parameter-made-optional', 'error', 'a header no longer always sent', (d) => (signature(d).required = false));
+addHook('webhook-payload-parameter-made-required', 'info', 'a header now always sent', (d) => (attempt(d).required = true));
+addHook('webhook-payload-parameter-serialisation-changed', 'error', 'a header moved from schema to content', (d) => {
+  attempt(d).content = { 'application/json': { schema: attempt(d).schema } };
+  delete attempt(d).schema;
+});
+addHook('webhook-payload-body-removed', 'error', 'the body no longer sent', (d) => delete hook(d).requestBody);
+addHook(
+  'webhook-payload-body-added',
+  'info',
+  'a body sent',
+  (d) => (hook(d).requestBody = payload(hookBase())),
+  (d) => delete hook(d).requestBody,
+);
+addHook('webhook-payload-body-made-optional', 'error', 'the body may be left out', (d) => (payload(d).required = false));
+addHook(
+  'webhook-payload-body-made-required',
+  'info',
+  'the body always sent',
+  (d) => (payload(d).required = true),
+  (d) => (payload(d).required = false),
+);
+addHook(
+  'webhook-payload-content-type-added',
+  'error',
+  'the body may come as XML',
+  (d) => (payload(d).content['application/xml'] = { schema: { type: 'object' } }),
+);
+addHook(
+  'webhook-payload-content-type-removed',
+  'info',
+  'the body no longer comes as XML',
+  (d) => delete payload(d).content['application/xml'],
+  (d) => (payload(d).content['application/xml'] = { schema: { type: 'object' } }),
+);
+addHook('webhook-reply-status-removed', 'error', 'a reply of 410 no longer understood', (d) => delete hook(d).responses['410']);
+addHook('webhook-reply-status-added', 'info', 'a reply of 202 understood', (d) => (hook(d).responses['202'] = { description: 'Queued' }));
+addHook('webhook-reply-content-type-removed', 'error', 'a reply as JSON no longer accepted', (d) =>
+  renameType(hook(d).responses['200'].content, 'application/xml'),
+);
+addHook(
+  'webhook-reply-content-type-added',
+  'info',
+  'a reply as XML accepted',
+  (d) => (hook(d).responses['200'].content['text/plain'] = {}),
+);
+addHook('webhook-reply-header-removed', 'info', 'a reply header no longer read', (d) => delete gone(d).headers['X-Reason']);
+addHook('webhook-reply-required-header-added', 'error', 'replies must carry a new header', (d) =>
+  Object.assign(gone(d).headers, { 'X-Until': { required: true, schema: { type: 'string' } } }),
+);
+addHook('webhook-reply-optional-header-added', 'info', 'replies may carry a new header', (d) =>
+  Object.assign(gone(d).headers, { 'X-Until': { schema: { type: 'string' } } }),
+);
+addHook(
+  'webhook-reply-header-made-required',
+  'error',
+  'a reply header made required',
+  (d) => (gone(d).headers['X-Reason'].required = true),
+);
+addHook('webhook-reply-header-made-optional', 'info', 'a reply header made optional', (d) => (gone(d).headers['X-Id'].required = false));
+const hookSubjects: [string, (d: Json) => Json, (d: Json) => void][] = [
+  ['webhook', hook, (d) => delete d.webhooks.thingCreated],
+  ['webhook-payload-parameter', attempt, (d) => hook(d).parameters.splice(1, 1)],
+];
+for (const [s, of, remove] of hookSubjects) {
+  const set = (fields: Json) => (d: Json) => Object.assign(of(d), fields);
+  addHook(`${s}-deprecated`, 'info', `${s} deprecated with a sunset a year ahead`, set({ deprecated: true, 'x-sunset': FAR }));
+  addHook(`${s}-deprecated-without-sunset`, 'warning', `${s} deprecated without a sunset`, set({ deprecated: true }));
+  addHook(`${s}-sunset-too-soon`, 'error', `${s} deprecated with a sunset 30 days ahead`, set({ deprecated: true, 'x-sunset': day(30) }));
+  addHook(`${s}-undeprecated`, 'info', `${s} no longer deprecated`, set({ deprecated: false }), set({ deprecated: true }));
+  addHook(`${s}-sunset-added`, 'info', `${s} given a sunset`, set({ 'x-sunset': FAR }));
+  addHook(`${s}-sunset-removed`, 'info', `${s}'s sunset withdrawn`, (d) => delete of(d)['x-sunset'], set({ 'x-sunset': FAR }));
+  addHook(
+    `${s}-sunset-moved-earlier`,
+    'error',
+    `${s}'s sunset moved earlier`,
+    set({ deprecated: true, 'x-sunset': day(300) }),
+    set({ deprecated: true, 'x-sunset': FAR }),
+  );
+  addHook(
+    `${s}-sunset-moved-later`,
+    'info',
+    `${s}'s sunset moved later`,
+    set({ deprecated: true, 'x-sunset': day(400) }),
+    set({ deprecated: true, 'x-sunset': FAR }),
+  );
+  addHook(`${s}-removed-before-sunset`, 'error', `${s} removed before its sunset`, remove, set({ deprecated: true, 'x-sunset': FAR }));
+  addHook(`${s}-removed-after-sunset`, 'info', `${s} removed after its sunset`, remove, set({ deprecated: true, 'x-sunset': PAST }));
+}
+
+function diff(oldEdit: Edit | undefined, newEdit: Edit, options: { deprecationDays?: number; mode?: Case['mode'] } = {}): Change[] {
+  const o = options.mode === 'webhook' ? hookBase() : base();
   oldEdit?.(o);
   const n = structuredClone(o);
   newEdit(n);
-  return diffDocuments(o, n, { today: TODAY, ...options });
+  const [a, b] = options.mode === 'twin' ? [asWebhooks(o), asWebhooks(n)] : [o, n];
+  return diffDocuments(a, b, { today: TODAY, deprecationDays: options.deprecationDays });
 }
 
 describe('spec diff rules: a pair of small documents for each', () => {
   test.each(cases.map((c) => [`${c.rule} (${c.level}): ${c.what}`, c] as const))(
     'when the edit is %s, then that rule is reported at that level',
     (_name, c) => {
-      const changes = diff(c.old, c.new);
+      const changes = diff(c.old, c.new, { mode: c.mode });
       expect(changes).toContainEqual(expect.objectContaining({ rule: c.rule, level: c.level }));
       // Nothing more severe than the rule itself comes with it.
       const rank = (l: Level) => ['error', 'warning', 'info'].indexOf(l);
@@ -853,5 +1016,63 @@ describe('spec diff: the smaller cases graded as their clients meet them', () =>
       (d) => (create(d).requestBody.content['application/json'].schema = { oneOf: [kind('cat'), kind('dog')] }),
     );
     expect(rules(changes)).toEqual(['request-oneOf-branch-added info']);
+  });
+});
+
+describe('spec diff: a 3.1 webhook is an operation the API calls, graded the other way round', () => {
+  const widen = (at: (d: Json) => Json) => (d: Json) => (at(d).properties.x = { type: 'number' });
+  const payloadSchema = (d: Json) => hook(d).requestBody.content['application/json'].schema;
+  const replySchema = (d: Json) => hook(d).responses['200'].content['application/json'].schema;
+
+  test('when the payload allows more, then receivers may get what they do not handle (error), where a request allowing more is info', () => {
+    expect(diff(undefined, widen(payloadSchema), { mode: 'webhook' })).toEqual([
+      {
+        level: 'error',
+        rule: 'webhook-payload-type-changed',
+        operation: 'POST webhook:thingCreated',
+        pointer: '/webhooks/thingCreated/post/requestBody/content/application~1json/schema/properties/x/type',
+        side: 'new',
+        message: expect.stringMatching(/^payload: /),
+      },
+    ]);
+    expect(diff(undefined, widen(reqBody)).map((c) => c.level)).toEqual(['error']); // string → number is a change either way
+    const integerToNumber = (at: (d: Json) => Json): [Edit, Edit] => [
+      (d: Json) => (at(d).properties.x = { type: 'integer' }),
+      (d: Json) => (at(d).properties.x = { type: 'number' }),
+    ];
+    const [o, n] = integerToNumber(payloadSchema);
+    expect(diff(o, n, { mode: 'webhook' }).map((c) => [c.rule, c.level])).toEqual([['webhook-payload-type-widened', 'error']]);
+    const [ro, rn] = integerToNumber(replySchema);
+    expect(diff(ro, rn, { mode: 'webhook' }).map((c) => [c.rule, c.level])).toEqual([['webhook-reply-type-widened', 'info']]);
+  });
+
+  test('when a webhook is beta in the old document, then what breaks it is a warning, marked so', () => {
+    const changes = diff(
+      (d) => (hook(d)['x-stability-level'] = 'beta'),
+      (d) => delete hook(d).responses['410'],
+      { mode: 'webhook' },
+    );
+    expect(changes).toEqual([expect.objectContaining({ rule: 'webhook-reply-status-removed', level: 'warning', stability: 'beta' })]);
+  });
+
+  test('when an operation under paths and a webhook share a name and a method, then each is compared with its own', () => {
+    const both = (d: Json) => ({ ...asWebhooks(d), paths: d.paths });
+    const o = base();
+    const n = structuredClone(o);
+    delete create(n).responses['201'].content['application/json'].schema.properties.y;
+    const rules = diffDocuments(both(o), both(n), { today: TODAY }).map((c) => `${c.operation} ${c.rule}`);
+    expect(rules.sort()).toEqual(['POST /things response-property-removed', 'POST webhook:thingCreated webhook-payload-property-removed']);
+  });
+
+  test('when spec/accepted-changes.yaml names a webhook, then the entry is read and matches its finding', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'accepted-')), 'accepted.yaml');
+    writeFileSync(
+      file,
+      'accepted:\n  - rule: webhook-reply-status-removed\n    operation: POST webhook:thingCreated\n    reason: 410 is retired\n    expires: 2027-01-31\n',
+    );
+    const changes = diff(undefined, (d) => delete hook(d).responses['410'], { mode: 'webhook' });
+    const { changes: marked, problems } = applyAccepted(changes, readAccepted(file), TODAY, file);
+    expect(problems).toEqual([]);
+    expect(marked).toEqual([expect.objectContaining({ rule: 'webhook-reply-status-removed', accepted: expect.anything() })]);
   });
 });
