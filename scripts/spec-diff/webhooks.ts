@@ -24,12 +24,16 @@ function role(ctx: Ctx, dir: Direction, name: 'payload' | 'reply'): Ctx {
   };
 }
 
-/** The credentials the API presents: a receiver verifies each way it may come. */
+/**
+ * The credentials the API presents: a receiver verifies each way it may come. Only the webhook's
+ * own `security` says so; the document's describes how clients call the API, not how it calls them.
+ */
 function compareWebhookSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: string, ctx: Ctx): void {
-  const before = requirementText(requirementsOf(oldDoc, o), true);
-  const after = requirementText(requirementsOf(newDoc, n), true);
+  const own = (d: Json, op: Json) => requirementsOf(d, { security: op.security ?? [] });
+  const before = requirementText(own(oldDoc, o), true);
+  const after = requirementText(own(newDoc, n), true);
   if (before.join('|') === after.join('|')) return;
-  const plain = (d: Json, op: Json) => requirementText(requirementsOf(d, op)).join(' or ') || 'none';
+  const plain = (d: Json, op: Json) => requirementText(own(d, op)).join(' or ') || 'none';
   const added = after.some((r) => !before.includes(r));
   ctx.push(
     added ? 'webhook-security-changed' : 'webhook-security-narrowed',

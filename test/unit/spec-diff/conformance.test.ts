@@ -1,0 +1,164 @@
+/**
+ * The spec diff's conformance suite (test/unit/spec-diff/conformance/, its README.md): for every
+ * rule family, edits of one small document read as OpenAPI 3.0 and as 3.1, each with the exact
+ * findings expected and the check oasdiff lists for the same change. Where the most severe
+ * level differs from oasdiff's, docs/spec-diff.md says why in one line naming that check.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { diffDocuments, type Level } from '../../../scripts/spec-diff';
+import { FAMILIES } from '../../../scripts/spec-diff/rules';
+import { projectRoot } from '../../../src/paths';
+
+type Json = Record<string, any>;
+type Version = '3.0' | '3.1';
+interface PatchOp {
+  op: 'add' | 'remove' | 'replace' | 'move';
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+interface Case {
+  name: string;
+  /** `<check id> ERR|WARN|INFO`, or `none` when oasdiff's list has no check for the change. */
+  oasdiff: string;
+  only?: Version;
+  old?: PatchOp[];
+  new: PatchOp[];
+  /** `<rule id> <level>`, every finding, in any order. */
+  expect: string[];
+}
+
+const DIR = path.join(__dirname, 'conformance');
+const TODAY = new Date('2026-11-23T12:00:00Z');
+const ALIASES: Record<string, string> = {
+  '@list': '/paths/~1items/get',
+  '@create': '/paths/~1items/post',
+  '@get': '/paths/~1items~1{itemId}/get',
+  '@req': '/paths/~1items/post/requestBody/content/application~1json/schema',
+  '@res': '/paths/~1items/post/responses/201/content/application~1json/schema',
+  '@items': '/paths/~1items/get/responses/200/content/application~1json/schema/items',
+  '@hook': '/webhooks/itemSold/post',
+  '@payload': '/webhooks/itemSold/post/requestBody/content/application~1json/schema',
+};
+
+const base: Json = parse(readFileSync(path.join(DIR, 'base.yaml'), 'utf8'));
+const suites = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml') && f !== 'base.yaml')
+  .map((file) => ({ file, ...(parse(readFileSync(path.join(DIR, file), 'utf8')) as { family: string; cases: Case[] }) }));
+
+function documentOf(version: Version): Json {
+  const doc = structuredClone(base);
+  if (version === '3.0') delete doc.webhooks;
+  else doc.openapi = '3.1.0';
+  return doc;
+}
+
+/** A JSON pointer (with the aliases above) as its tokens. */
+function tokens(pointer: string): string[] {
+  const alias = Object.keys(ALIASES).find((a) => pointer === a || pointer.startsWith(`${a}/`));
+  const full = alias ? ALIASES[alias] + pointer.slice(alias.length) : pointer;
+  return full
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** RFC 6902 add, remove, replace and move, on the document in place. */
+function apply(doc: Json, ops: PatchOp[]): void {
+  const parentOf = (pointer: string): [any, string] => {
+    const t = tokens(pointer);
+    const last = t.pop()!;
+    let at: any = doc;
+    for (const k of t) {
+      if (at?.[k] === undefined) throw new Error(`${pointer}: nothing at ${k}`);
+      at = at[k];
+    }
+    return [at, last];
+  };
+  const remove = (pointer: string) => {
+    const [parent, key] = parentOf(pointer);
+    if (parent[key] === undefined) throw new Error(`${pointer}: nothing to remove`);
+    const value = parent[key];
+    if (Array.isArray(parent)) parent.splice(Number(key), 1);
+    else delete parent[key];
+    return value;
+  };
+  const add = (pointer: string, value: unknown) => {
+    const [parent, key] = parentOf(pointer);
+    if (Array.isArray(parent)) parent.splice(key === '-' ? parent.length : Number(key), 0, structuredClone(value));
+    else parent[key] = structuredClone(value);
+  };
+  for (const op of ops) {
+    if (op.op === 'add') add(op.path, op.value);
+    else if (op.op === 'remove') remove(op.path);
+    else if (op.op === 'replace') {
+      remove(op.path);
+      add(op.path, op.value);
+    } else add(op.path, remove(op.from!));
+  }
+}
+
+function run(c: Case, version: Version): string[] {
+  const o = documentOf(version);
+  apply(o, c.old ?? []);
+  const n = structuredClone(o);
+  apply(n, c.new);
+  return diffDocuments(o, n, { today: TODAY })
+    .map((f) => `${f.rule} ${f.level}`)
+    .sort();
+}
+
+const LEVELS: (Level | 'none')[] = ['error', 'warning', 'info', 'none'];
+const OASDIFF_LEVEL: Record<string, Level> = { ERR: 'error', WARN: 'warning', INFO: 'info' };
+/** The most severe level of a case's findings; nothing reported counts as info (both say: safe). */
+const severest = (expect: string[]) =>
+  expect.map((e) => e.split(' ')[1] as Level).sort((a, b) => LEVELS.indexOf(a) - LEVELS.indexOf(b))[0] ?? 'info';
+const theirs = (c: Case) => (c.oasdiff === 'none' ? 'info' : OASDIFF_LEVEL[c.oasdiff.split(' ')[1]!]);
+
+const runs = suites.flatMap((s) =>
+  s.cases.flatMap((c) => (['3.0', '3.1'] as const).filter((v) => !c.only || c.only === v).map((v) => ({ suite: s, c, version: v }))),
+);
+
+describe('spec diff conformance: each edit of the small document, in 3.0 and 3.1, gives exactly the findings listed', () => {
+  test.each(runs.map((r) => [`${r.suite.family}: ${r.c.name} (${r.version})`, r] as const))('%s', (_name, { c, version }) => {
+    expect(run(c, version)).toEqual([...c.expect].sort());
+  });
+});
+
+describe('spec diff conformance: the suite itself', () => {
+  test('when the suite is read, then every case names oasdiff’s check (or none) and only rule ids and levels', () => {
+    for (const { file, cases } of suites)
+      for (const c of cases) {
+        expect([file, c.name, /^(none|[a-z0-9-]+ (ERR|WARN|INFO))$/.test(c.oasdiff)]).toEqual([file, c.name, true]);
+        for (const e of c.expect)
+          expect([file, c.name, e]).toEqual([file, c.name, expect.stringMatching(/^[a-zA-Z0-9-]+ (error|warning|info)$/)]);
+      }
+  });
+
+  test('when the families are counted, then every family of the rule table has cases in 3.0 and in 3.1 (webhooks: 3.1 only)', () => {
+    const missing: string[] = [];
+    for (const family of FAMILIES)
+      for (const version of ['3.0', '3.1'] as const) {
+        if (family === 'webhooks' && version === '3.0') continue;
+        if (!runs.some((r) => r.suite.family === family && r.version === version)) missing.push(`${family} ${version}`);
+      }
+    expect(missing).toEqual([]);
+    expect(suites.map((s) => s.family).filter((f) => !(FAMILIES as readonly string[]).includes(f))).toEqual([]);
+  });
+
+  test("when our level differs from oasdiff's, then docs/spec-diff.md gives the reason on a line naming its check", () => {
+    const page = readFileSync(path.join(projectRoot, 'docs/spec-diff.md'), 'utf8');
+    const from = page.indexOf('## Where we differ from oasdiff');
+    const section = page.slice(from, page.indexOf('\n## ', from + 1));
+    const lines = section.split('\n').filter((l) => l.startsWith('- '));
+    const unexplained = suites.flatMap((s) =>
+      s.cases
+        .filter((c) => severest(c.expect) !== theirs(c))
+        .map((c) => (c.oasdiff === 'none' ? c.expect[0]!.split(' ')[0]! : c.oasdiff.split(' ')[0]!))
+        .filter((id) => !lines.some((l) => l.includes(`\`${id}\``))),
+    );
+    expect(unexplained).toEqual([]);
+  });
+});
