@@ -471,37 +471,42 @@ add('response-header-made-required', 'info', 'a header made required', (d) => (o
 add('response-header-added', 'info', 'a header added', (d) => (ok(d).headers['X-Next'] = { schema: { type: 'string' } }));
 
 // ---------------------------------------------------------------- deprecation and sunset, for each subject
-const subjects: [string, (d: Json) => Json, (d: Json) => void][] = [
+const subjects: Subject[] = [
   ['operation', (d) => d.paths['/things/{thingId}'].get, (d) => delete d.paths['/things/{thingId}']],
   ['request-parameter', (d) => limit(d), (d) => list(d).parameters.splice(0, 1)],
   ['request-property', (d) => reqBody(d).properties.y, (d) => delete reqBody(d).properties.y],
   ['response-property', (d) => resBody(d).properties.y, (d) => delete resBody(d).properties.y],
 ];
-for (const [s, of, remove] of subjects) {
-  const set = (fields: Json) => (d: Json) => Object.assign(of(d), fields);
-  add(`${s}-deprecated`, 'info', `${s} deprecated with a sunset a year ahead`, set({ deprecated: true, 'x-sunset': FAR }));
-  add(`${s}-deprecated-without-sunset`, 'warning', `${s} deprecated without a sunset`, set({ deprecated: true }));
-  add(`${s}-sunset-too-soon`, 'error', `${s} deprecated with a sunset 30 days ahead`, set({ deprecated: true, 'x-sunset': day(30) }));
-  add(`${s}-undeprecated`, 'info', `${s} no longer deprecated`, set({ deprecated: false }), set({ deprecated: true }));
-  add(`${s}-sunset-added`, 'info', `${s} given a sunset`, set({ 'x-sunset': FAR }));
-  add(`${s}-sunset-removed`, 'info', `${s}'s sunset withdrawn`, (d) => delete of(d)['x-sunset'], set({ 'x-sunset': FAR }));
-  add(
-    `${s}-sunset-moved-earlier`,
-    'error',
-    `${s}'s sunset moved earlier`,
-    set({ deprecated: true, 'x-sunset': day(300) }),
-    set({ deprecated: true, 'x-sunset': FAR }),
-  );
-  add(
-    `${s}-sunset-moved-later`,
-    'info',
-    `${s}'s sunset moved later`,
-    set({ deprecated: true, 'x-sunset': day(400) }),
-    set({ deprecated: true, 'x-sunset': FAR }),
-  );
-  add(`${s}-removed-before-sunset`, 'error', `${s} removed before its sunset`, remove, set({ deprecated: true, 'x-sunset': FAR }));
-  add(`${s}-removed-after-sunset`, 'info', `${s} removed after its sunset`, remove, set({ deprecated: true, 'x-sunset': PAST }));
+/** The ten deprecation and sunset rules of each subject: what it is in a document, and how it is removed. */
+type Subject = [string, (d: Json) => Json, (d: Json) => void];
+function addDeprecationCases(subjects: Subject[], push: typeof add): void {
+  for (const [s, of, remove] of subjects) {
+    const set = (fields: Json) => (d: Json) => Object.assign(of(d), fields);
+    push(`${s}-deprecated`, 'info', `${s} deprecated with a sunset a year ahead`, set({ deprecated: true, 'x-sunset': FAR }));
+    push(`${s}-deprecated-without-sunset`, 'warning', `${s} deprecated without a sunset`, set({ deprecated: true }));
+    push(`${s}-sunset-too-soon`, 'error', `${s} deprecated with a sunset 30 days ahead`, set({ deprecated: true, 'x-sunset': day(30) }));
+    push(`${s}-undeprecated`, 'info', `${s} no longer deprecated`, set({ deprecated: false }), set({ deprecated: true }));
+    push(`${s}-sunset-added`, 'info', `${s} given a sunset`, set({ 'x-sunset': FAR }));
+    push(`${s}-sunset-removed`, 'info', `${s}'s sunset withdrawn`, (d) => delete of(d)['x-sunset'], set({ 'x-sunset': FAR }));
+    push(
+      `${s}-sunset-moved-earlier`,
+      'error',
+      `${s}'s sunset moved earlier`,
+      set({ deprecated: true, 'x-sunset': day(300) }),
+      set({ deprecated: true, 'x-sunset': FAR }),
+    );
+    push(
+      `${s}-sunset-moved-later`,
+      'info',
+      `${s}'s sunset moved later`,
+      set({ deprecated: true, 'x-sunset': day(400) }),
+      set({ deprecated: true, 'x-sunset': FAR }),
+    );
+    push(`${s}-removed-before-sunset`, 'error', `${s} removed before its sunset`, remove, set({ deprecated: true, 'x-sunset': FAR }));
+    push(`${s}-removed-after-sunset`, 'info', `${s} removed after its sunset`, remove, set({ deprecated: true, 'x-sunset': PAST }));
+  }
 }
+addDeprecationCases(subjects, add);
 
 // ---------------------------------------------------------------- stability levels
 add('stability-level-decreased', 'error', 'stable → beta', (d) => (list(d)['x-stability-level'] = 'beta'));
@@ -650,35 +655,13 @@ addHook(
   (d) => (gone(d).headers['X-Reason'].required = true),
 );
 addHook('webhook-reply-header-made-optional', 'info', 'a reply header made optional', (d) => (gone(d).headers['X-Id'].required = false));
-const hookSubjects: [string, (d: Json) => Json, (d: Json) => void][] = [
-  ['webhook', hook, (d) => delete d.webhooks.thingCreated],
-  ['webhook-payload-parameter', attempt, (d) => hook(d).parameters.splice(1, 1)],
-];
-for (const [s, of, remove] of hookSubjects) {
-  const set = (fields: Json) => (d: Json) => Object.assign(of(d), fields);
-  addHook(`${s}-deprecated`, 'info', `${s} deprecated with a sunset a year ahead`, set({ deprecated: true, 'x-sunset': FAR }));
-  addHook(`${s}-deprecated-without-sunset`, 'warning', `${s} deprecated without a sunset`, set({ deprecated: true }));
-  addHook(`${s}-sunset-too-soon`, 'error', `${s} deprecated with a sunset 30 days ahead`, set({ deprecated: true, 'x-sunset': day(30) }));
-  addHook(`${s}-undeprecated`, 'info', `${s} no longer deprecated`, set({ deprecated: false }), set({ deprecated: true }));
-  addHook(`${s}-sunset-added`, 'info', `${s} given a sunset`, set({ 'x-sunset': FAR }));
-  addHook(`${s}-sunset-removed`, 'info', `${s}'s sunset withdrawn`, (d) => delete of(d)['x-sunset'], set({ 'x-sunset': FAR }));
-  addHook(
-    `${s}-sunset-moved-earlier`,
-    'error',
-    `${s}'s sunset moved earlier`,
-    set({ deprecated: true, 'x-sunset': day(300) }),
-    set({ deprecated: true, 'x-sunset': FAR }),
-  );
-  addHook(
-    `${s}-sunset-moved-later`,
-    'info',
-    `${s}'s sunset moved later`,
-    set({ deprecated: true, 'x-sunset': day(400) }),
-    set({ deprecated: true, 'x-sunset': FAR }),
-  );
-  addHook(`${s}-removed-before-sunset`, 'error', `${s} removed before its sunset`, remove, set({ deprecated: true, 'x-sunset': FAR }));
-  addHook(`${s}-removed-after-sunset`, 'info', `${s} removed after its sunset`, remove, set({ deprecated: true, 'x-sunset': PAST }));
-}
+addDeprecationCases(
+  [
+    ['webhook', hook, (d) => delete d.webhooks.thingCreated],
+    ['webhook-payload-parameter', attempt, (d) => hook(d).parameters.splice(1, 1)],
+  ],
+  addHook,
+);
 
 function diff(oldEdit: Edit | undefined, newEdit: Edit, options: { deprecationDays?: number; mode?: Case['mode'] } = {}): Change[] {
   const o = options.mode === 'webhook' ? hookBase() : base();
