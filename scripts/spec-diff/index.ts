@@ -13,7 +13,7 @@ import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensio
 import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
 import { type Level, ruleOf } from './rules';
 import { removal, type Ctx } from './schema';
-import { compareWebhook, webhookName } from './webhooks';
+import { compareWebhook } from './webhooks';
 
 export { DocumentError, loadDocument, Locator, type Json } from './load';
 export { type Level, RULES, renderRuleList } from './rules';
@@ -111,11 +111,10 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions =
     const n = newHooks.get(key);
     const ctx = ctxFor(n?.label ?? o.label, stabilityOf(o.op));
     if (n) compareWebhook(oldDoc, newDoc, o, n, ctx);
-    else removal('webhook', 'webhook-removed', o.op, o.pointer, `webhook ${webhookName(o)} (${o.label.split(' ')[0]})`, ctx);
+    else removal('webhook', 'webhook-removed', o.op, o.pointer, `webhook ${o.name} (${o.method})`, ctx);
   }
   for (const [key, n] of newHooks)
-    if (!oldHooks.has(key))
-      ctxFor(n.label, stabilityOf(n.op)).push('webhook-added', n.pointer, `webhook ${webhookName(n)} (${n.label.split(' ')[0]}) added`);
+    if (!oldHooks.has(key)) ctxFor(n.label, stabilityOf(n.op)).push('webhook-added', n.pointer, `webhook ${n.name} (${n.method}) added`);
 
   return changes.sort((a, b) => rank(a.level) - rank(b.level));
 }

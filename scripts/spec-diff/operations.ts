@@ -13,8 +13,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export interface Operation {
   /** METHOD /path with parameter names blanked: the identity of an operation. */
   key: string;
-  /** METHOD /path as written. */
+  /** METHOD /path as written (METHOD webhook:name for a webhook). */
   label: string;
+  method: string;
+  /** The path, or the webhook's name. */
+  name: string;
   op: Json;
   params: Map<string, { param: Json; pointer: string }>;
   pointer: string;
@@ -53,7 +56,15 @@ export function operationsOf(doc: Json, root: 'paths' | 'webhooks' = 'paths'): M
       }
       const at = root === 'paths' ? path : `webhook:${path}`;
       const key = `${method.toUpperCase()} ${at.replace(/\{[^}]+\}/g, '{}')}`;
-      ops.set(key, { key, label: `${method.toUpperCase()} ${at}`, op: op, params, pointer: ptr(root, path, method) });
+      ops.set(key, {
+        key,
+        label: `${method.toUpperCase()} ${at}`,
+        method: method.toUpperCase(),
+        name: path,
+        op: op,
+        params,
+        pointer: ptr(root, path, method),
+      });
     }
   }
   return ops;
@@ -248,10 +259,13 @@ export function compareContent(oc: Json, nc: Json, dir: Direction, at: string, c
       );
 }
 
+/** A response's headers by their name in lower case (header names are case-insensitive), each with its name as written. */
+export const headersByName = (h: Json) =>
+  new Map(Object.entries(h).map(([k, v]) => [k.toLowerCase(), { name: k, header: (v ?? {}) as Json }]));
+
 function compareHeaders(oh: Json, nh: Json, status: string, at: string, oldAt: string, ctx: Ctx): void {
-  const byName = (h: Json) => new Map(Object.entries(h).map(([k, v]) => [k.toLowerCase(), { name: k, header: (v ?? {}) as Json }]));
-  const om = byName(oh);
-  const nm = byName(nh);
+  const om = headersByName(oh);
+  const nm = headersByName(nh);
   for (const [lower, { name, header }] of om) {
     const found = nm.get(lower);
     if (!found) {

@@ -435,6 +435,11 @@ rule('webhook-reply-optional-header-added', 'info', 'webhooks', 'Replies may car
 rule('webhook-reply-header-made-required', 'error', 'webhooks', 'A reply header must now be sent.');
 rule('webhook-reply-header-made-optional', 'info', 'webhooks', 'A reply header may now be left out.');
 
+/** A webhook's side graded in each direction: what the API sends as a response, what receivers answer as a request. */
+export const WEBHOOK_ROLE = { response: 'payload', request: 'reply' } as const;
+/** The webhook's id of a `request-…` or `response-…` rule: `webhook-reply-…` or `webhook-payload-…`. */
+export const twinId = (dir: Direction, id: string) => `webhook-${WEBHOOK_ROLE[dir]}-${id.slice(dir.length + 1)}`;
+
 /** The schema rules a webhook's payload (graded as a response) and reply (graded as a request) are reported under. */
 const TWINNED: ReadonlySet<Family> = new Set(['properties', 'read-only and write-only', 'types', 'constraints', 'composition']);
 const twinned = (r: Rule) =>
@@ -442,13 +447,13 @@ const twinned = (r: Rule) =>
   /^(request|response)-(media-type-schema-(added|removed)|encoding-changed)$/.test(r.id) ||
   (r.family === 'deprecation and sunset' && /^(request|response)-property-/.test(r.id));
 for (const r of [...table.values()].filter(twinned)) {
-  const [dir, rest] = r.id.startsWith('request-') ? ['reply', r.id.slice(8)] : ['payload', r.id.slice(9)];
-  const twin = `webhook-${dir}-${rest}`;
+  const dir: Direction = r.id.startsWith('request-') ? 'request' : 'response';
+  const twin = twinId(dir, r.id);
   table.set(twin, {
     id: twin,
     level: r.level,
     family: 'webhooks',
-    summary: `A webhook's ${dir} (graded as a ${dir === 'reply' ? 'request' : 'response'}): as \`${r.id}\`.`,
+    summary: `A webhook's ${WEBHOOK_ROLE[dir]} (graded as a ${dir}): as \`${r.id}\`.`,
     twinOf: r.id,
   });
 }
@@ -478,10 +483,7 @@ export function renderRuleList(): string {
   for (const family of FAMILIES) {
     const rules = [...table.values()].filter((r) => r.family === family);
     lines.push(`- **${family}** — ${byLevel(rules.filter((r) => !r.twinOf))}`);
-    for (const [role, dir] of [
-      ['payload', 'response'],
-      ['reply', 'request'],
-    ])
+    for (const [dir, role] of Object.entries(WEBHOOK_ROLE))
       if (family === 'webhooks')
         lines.push(
           `  - each \`${dir}-…\` schema rule above, at its level, as \`webhook-${role}-…\` — ${byLevel(rules.filter((r) => r.twinOf?.startsWith(`${dir}-`)))}`,

@@ -7,20 +7,25 @@
  * `webhook-reply-…`; a schema rule keeps the level of the direction it is graded in.
  */
 import { esc, type Json } from './load';
-import { compareContent, compareIdentity, type Operation, requirementsOf, requirementText, schemaOf, serialisation } from './operations';
-import type { Direction } from './rules';
+import {
+  compareContent,
+  compareIdentity,
+  headersByName,
+  type Operation,
+  requirementsOf,
+  requirementText,
+  schemaOf,
+  serialisation,
+} from './operations';
+import { type Direction, twinId, WEBHOOK_ROLE } from './rules';
 import { compareDeprecation, compareSchema, type Ctx, removal } from './schema';
 
-/** A webhook's name, from the key of its operation (`POST webhook:thingCreated`). */
-export const webhookName = (w: Operation) => w.label.slice(w.label.indexOf(':') + 1);
-
-/** Findings of one side of a webhook: `request-x` / `response-x` (the direction it is graded in) becomes `webhook-<role>-x`. */
-function role(ctx: Ctx, dir: Direction, name: 'payload' | 'reply'): Ctx {
-  const prefix = `${dir}-`;
+/** Findings of one side of a webhook: `request-x` / `response-x` (the direction it is graded in) becomes its twin (rules.ts). */
+function role(ctx: Ctx, dir: Direction): Ctx {
   return {
     ...ctx,
     push: (rule, pointer, message, side) =>
-      ctx.push(rule.startsWith(prefix) ? `webhook-${name}-${rule.slice(prefix.length)}` : rule, pointer, `${name}: ${message}`, side),
+      ctx.push(rule.startsWith(`${dir}-`) ? twinId(dir, rule) : rule, pointer, `${WEBHOOK_ROLE[dir]}: ${message}`, side),
   };
 }
 
@@ -44,7 +49,7 @@ function compareWebhookSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at
 
 /** The parameters the API sends (headers, mostly): each one a receiver may read. */
 function comparePayloadParameters(o: Operation, n: Operation, ctx: Ctx): void {
-  const payload = role(ctx, 'response', 'payload');
+  const payload = role(ctx, 'response');
   for (const [key, { param: p, pointer: oldAt }] of o.params) {
     const found = n.params.get(key);
     const name = `${p.in} parameter '${p.name}'`;
@@ -85,7 +90,7 @@ function comparePayloadParameters(o: Operation, n: Operation, ctx: Ctx): void {
 
 /** The statuses, bodies and headers the API accepts from a receiver. */
 function compareReplies(o: Json, n: Json, at: string, oldAt: string, ctx: Ctx): void {
-  const reply = role(ctx, 'request', 'reply');
+  const reply = role(ctx, 'request');
   for (const status of Object.keys(o)) {
     const rAt = `${at}/responses/${esc(status)}`;
     if (!(status in n)) {
@@ -97,9 +102,8 @@ function compareReplies(o: Json, n: Json, at: string, oldAt: string, ctx: Ctx): 
     compareContent(or.content ?? {}, nr.content ?? {}, 'request', rAt, reply, `status ${status}`);
     if ((or.description ?? '') !== (nr.description ?? ''))
       ctx.push('description-changed', `${rAt}/description`, `description of reply ${status} changed`);
-    const byName = (h: Json) => new Map(Object.entries<Json>(h ?? {}).map(([k, v]) => [k.toLowerCase(), { name: k, header: v ?? {} }]));
-    const oh = byName(or.headers);
-    const nh = byName(nr.headers);
+    const oh = headersByName(or.headers ?? {});
+    const nh = headersByName(nr.headers ?? {});
     for (const [lower, { name, header }] of oh) {
       const found = nh.get(lower);
       if (!found) {
@@ -153,7 +157,7 @@ export function compareWebhook(oldDoc: Json, newDoc: Json, o: Operation, n: Oper
       ctx.push('webhook-payload-body-made-optional', `${at}/requestBody`, 'payload: the body may now be left out');
     if (ob.required !== true && nb.required === true)
       ctx.push('webhook-payload-body-made-required', `${at}/requestBody/required`, 'payload: the body is now always sent');
-    compareContent(ob.content ?? {}, nb.content ?? {}, 'response', `${at}/requestBody`, role(ctx, 'response', 'payload'), 'the body');
+    compareContent(ob.content ?? {}, nb.content ?? {}, 'response', `${at}/requestBody`, role(ctx, 'response'), 'the body');
   }
   compareReplies(o.op.responses ?? {}, n.op.responses ?? {}, at, o.pointer, ctx);
 }
