@@ -15,6 +15,8 @@ COPY tsconfig.json ./
 COPY spec ./spec
 COPY generated ./generated
 COPY src ./src
+# npm run build also compiles the spec diff (scripts/spec-diff), which CI runs from dist/.
+COPY scripts ./scripts
 RUN npm run build
 
 FROM node:20-bookworm-slim AS deps
