@@ -164,7 +164,8 @@ export interface components {
             /**
              * @description Machine-readable error code, stable across versions:
              *     `validation_failed` (400), `malformed_json` (400), `bad_request` (400,
-             *     malformed HTTP), `unauthorized` (401), `not_found` (404),
+             *     malformed HTTP), `unauthorized` (401), `insufficient_scope` (403),
+             *     `not_found` (404),
              *     `method_not_allowed` (405), `request_timeout` (408),
              *     `idempotency_key_in_use` (409), `payload_too_large` (413),
              *     `unsupported_media_type` (415), `idempotency_key_reused` (422),
@@ -173,7 +174,7 @@ export interface components {
              *     `service_unavailable` (503).
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+            code: "validation_failed" | "malformed_json" | "bad_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "header_fields_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
             /** @description Human-readable description, at most 1000 characters. */
             message: string;
             /**
@@ -194,6 +195,7 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -208,7 +210,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Missing or invalid API key. */
+        /**
+         * @description Missing or invalid API key.
+         *     It was malformed, unknown, mistyped (its checksum does not match), revoked or
+         *     expired; the challenge's `error_description` says which of the last three.
+         */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -226,11 +232,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The API key is valid but lacks a scope this operation needs.
+         *     The challenge names it (RFC 6750 §3.1: `error="insufficient_scope"`, `scope="…"`).
+         */
+        Forbidden: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "insufficient_scope",
+                 *       "message": "This API key lacks the scope pets:write, which createPet needs",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is larger than 16 KiB. */
         PayloadTooLarge: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -245,12 +276,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description This API key is over its rate limit; retry after the given delay. */
+        /** @description The client this API key belongs to is over its rate limit; retry after the given delay. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -258,7 +290,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "rate_limited",
-                 *       "message": "This API key made 6000 requests in 60 s, its limit; retry in 12 s",
+                 *       "message": "This API key's client made 6000 requests in 60 s, its limit; retry in 12 s",
                  *       "status": 429
                  *     }
                  */
@@ -274,6 +306,7 @@ export interface components {
                 "Accept-Encoding": components["headers"]["Accept-Encoding"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -293,6 +326,7 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -315,6 +349,7 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -335,6 +370,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -357,6 +393,7 @@ export interface components {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -430,12 +467,13 @@ export interface components {
     parameters: {
         /**
          * @description Makes the create safe to retry (IETF httpapi "The Idempotency-Key HTTP Header
-         *     Field" draft). A retry with the same key and the same body, from the same API key,
+         *     Field" draft). A retry with the same key and the same body, from the same client,
          *     gets the first response again instead of adding a second animal; the same key
          *     with a different body gets 422; a retry while the first request is still being
          *     processed gets 409. Keys are remembered for 24 hours by default and are scoped
-         *     to the API key. The value is 1 to 255 printable ASCII characters, for example a
-         *     UUID; the draft's quoted form (`"…"`) is accepted too.
+         *     to the client: any of its API keys (a rotated key's successor too) replays them.
+         *     The value is 1 to 255 printable ASCII characters, for example a UUID; the
+         *     draft's quoted form (`"…"`) is accepted too.
          * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
          */
         IdempotencyKey: string;
@@ -448,8 +486,9 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description The API key's quota (draft-ietf-httpapi-ratelimit-headers): `q` requests per
-         *     window of `w` seconds. Sent when rate limiting is on.
+         * @description The quota of the API key's client, shared by all of its keys
+         *     (draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`
+         *     seconds. Sent when rate limiting is on.
          * @example "per-key";q=6000;w=60
          */
         "RateLimit-Policy": string;
@@ -482,10 +521,19 @@ export interface components {
          */
         NextPageLink: string;
         /**
-         * @description RFC 6750 bearer challenge.
-         * @example Bearer realm="animal-store", error="invalid_token"
+         * @description RFC 6750 bearer challenge: on a 401, `error="invalid_token"` once a credential was
+         *     presented, with an `error_description`; on a 403, `error="insufficient_scope"` and the
+         *     `scope` the operation needs.
+         * @example Bearer realm="animal-store", error="invalid_token", error_description="The API key expired"
          */
         "WWW-Authenticate": string;
+        /**
+         * @description When the API key this request was made with expires, as an HTTP date (RFC 9110
+         *     §5.6.7); absent for a key that does not expire. After that moment the key is refused
+         *     with 401: make a successor before it (`npm run keys -- rotate`).
+         * @example Thu, 25 Feb 2027 12:00:00 GMT
+         */
+        "API-Key-Expiration": string;
         /**
          * @description Seconds to wait before retrying: at most the rate-limit window, whose longest
          *     `RATE_LIMIT` allows is 9999 hours.
@@ -603,6 +651,7 @@ export interface operations {
                     Link: components["headers"]["NextPageLink"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -628,6 +677,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -641,12 +691,13 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the create safe to retry (IETF httpapi "The Idempotency-Key HTTP Header
-                 *     Field" draft). A retry with the same key and the same body, from the same API key,
+                 *     Field" draft). A retry with the same key and the same body, from the same client,
                  *     gets the first response again instead of adding a second animal; the same key
                  *     with a different body gets 422; a retry while the first request is still being
                  *     processed gets 409. Keys are remembered for 24 hours by default and are scoped
-                 *     to the API key. The value is 1 to 255 printable ASCII characters, for example a
-                 *     UUID; the draft's quoted form (`"…"`) is accepted too.
+                 *     to the client: any of its API keys (a rotated key's successor too) replays them.
+                 *     The value is 1 to 255 printable ASCII characters, for example a UUID; the
+                 *     draft's quoted form (`"…"`) is accepted too.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -676,6 +727,7 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -693,11 +745,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description A request with the same `Idempotency-Key` is still being processed. */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -719,6 +773,7 @@ export interface operations {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -760,6 +815,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -783,6 +839,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -818,6 +875,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key is valid but lacks the scope this operation needs (`pets:read`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_scope",
+                     *       "message": "This API key lacks the scope pets:read, which getPet needs",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No animal has this identifier. */
             404: {
                 headers: {
@@ -826,6 +907,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -840,12 +922,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This API key is over its rate limit; retry after the given delay. */
+            /** @description The client this API key belongs to is over its rate limit; retry after the given delay. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -856,7 +939,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "rate_limited",
-                     *       "message": "This API key made 6000 requests in 60 s, its limit; retry in 12 s",
+                     *       "message": "This API key's client made 6000 requests in 60 s, its limit; retry in 12 s",
                      *       "status": 429
                      *     }
                      */
@@ -871,6 +954,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -893,6 +977,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -916,6 +1001,7 @@ export interface operations {
                     Link: components["headers"]["Link"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -944,6 +1030,7 @@ export interface operations {
                     Link?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -972,6 +1059,6 @@ type ReadonlyArray<T> = [
 export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetStatus"]> = ["available", "pending", "sold"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
-export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
+export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
 export const componentsHeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Accept-Encoding"]> = ["identity"];

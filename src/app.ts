@@ -13,6 +13,7 @@ import { type Metrics, createMetrics } from './ops/metrics';
 import type { Tracing } from './ops/tracing';
 import { replyViolationReport } from './ops/replyViolations';
 import { requestLog } from './ops/requestLog';
+import type { KeyRegistry } from './store/apiKeys';
 import { queriesInFlight } from './store/db';
 import type { RateLimiter } from './store/rateLimits';
 
@@ -20,7 +21,10 @@ export interface AppDeps {
   spec: Spec;
   /** What each operation runs: the handlers over their stores (withStores), or the mock (createMockHandlers). */
   handlers: HandlerMap;
+  /** API_KEYS: keys for development and bootstrap, with every scope. */
   apiKeys: readonly string[];
+  /** The managed keys (npm run keys), held in memory and refreshed; absent: API_KEYS only. */
+  keyRegistry?: KeyRegistry;
   /** One line per request (and its fault, if any) goes here. */
   logging: Logging;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
@@ -29,7 +33,7 @@ export interface AppDeps {
   metrics?: Metrics;
   /** METRICS_PORT is set: /metrics is served there (createMetricsApp), and not on this app at all. */
   metricsOnOwnPort?: boolean;
-  /** Counts requests per API key; absent: no limit. */
+  /** Counts requests per client; absent: no limit. */
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take; default QUERY_DEADLINE_MS. */
   deadlineMs?: number;
@@ -59,7 +63,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.set('x-powered-by', false);
   app.set('etag', false);
   // Every response: request id, nosniff, metrics, one log line (and with tracing on, the request's server span).
-  app.use(requestLog({ ...deps.logging, metrics, countedByKey: deprecatedOperations(spec), tracing: deps.tracing }));
+  app.use(requestLog({ ...deps.logging, metrics, countedByClient: deprecatedOperations(spec), tracing: deps.tracing }));
   // RFC 9112 §3.2: one valid Host, or 400.
   app.use(requireValidHost);
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
@@ -71,6 +75,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
       backend,
       handlers: deps.handlers,
       apiKeys: deps.apiKeys,
+      keyRegistry: deps.keyRegistry,
       rateLimiter: deps.rateLimiter,
       deadlineMs: deps.deadlineMs,
       validateResponses: deps.validateResponses,

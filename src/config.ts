@@ -5,6 +5,7 @@ import { LOG_LEVELS, type LogLevel } from './ops/logger';
 import { DEFAULT_SERVICE_NAME, SAMPLERS, type SamplerName, TRACES_EXPORTERS, type TracesExporter, type TracingConfig } from './ops/tracing';
 import { embeddedDataDir } from './paths';
 import type { PoolMode } from './store/db';
+import { KEY_PREFIX } from './store/keyFormat';
 import type { RateLimit } from './store/rateLimits';
 
 export interface Config {
@@ -120,9 +121,18 @@ export class ConfigError extends Error {
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const MIN_API_KEY_LENGTH = 16;
 
-/** API_KEYS: comma-separated bearer keys; unset, one random key for this run (printed by the banner). */
+/**
+ * API_KEYS: comma-separated bearer keys for development and bootstrap, each with every scope and no
+ * expiry, changed only by a restart; unset, one random key for this run (printed by the banner).
+ * Managed keys (`npm run keys`) are the ones to give clients; their prefix is theirs alone.
+ */
 function apiKeysOf(value: string | undefined, problems: string[]): { apiKeys: string[]; apiKeyGenerated: boolean } {
-  if (value === undefined) return { apiKeys: [randomBytes(24).toString('base64url')], apiKeyGenerated: true };
+  if (value === undefined) {
+    let key = randomBytes(24).toString('base64url');
+    // One in 16.7 million would begin as a managed key does, and be read as one.
+    while (key.startsWith(KEY_PREFIX)) key = randomBytes(24).toString('base64url');
+    return { apiKeys: [key], apiKeyGenerated: true };
+  }
   const entries = value.split(',').map((k) => k.trim());
   entries.forEach((key, i) => {
     const which = `API_KEYS entry ${i + 1}`;
@@ -130,6 +140,8 @@ function apiKeysOf(value: string | undefined, problems: string[]): { apiKeys: st
     else if (!TOKEN.test(key))
       problems.push(`${which} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`);
     else if (key.length < MIN_API_KEY_LENGTH) problems.push(`${which} is shorter than ${MIN_API_KEY_LENGTH} characters`);
+    else if (key.startsWith(KEY_PREFIX))
+      problems.push(`${which} starts with ${KEY_PREFIX}, the prefix of managed keys (npm run keys): an API_KEYS key must not`);
   });
   return { apiKeys: entries, apiKeyGenerated: false };
 }
@@ -286,6 +298,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const metricsToken = env.METRICS_TOKEN;
   if (metricsToken !== undefined && (!TOKEN.test(metricsToken) || metricsToken.length < MIN_API_KEY_LENGTH)) {
     problems.push(`METRICS_TOKEN must be at least ${MIN_API_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + /`);
+  } else if (metricsToken?.startsWith(KEY_PREFIX)) {
+    problems.push(`METRICS_TOKEN starts with ${KEY_PREFIX}, the prefix of managed API keys: choose another token`);
   }
 
   const metricsPort = env.METRICS_PORT === undefined ? undefined : integerVar(env, 'METRICS_PORT', 0, 0, 65535, problems);

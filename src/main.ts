@@ -6,12 +6,13 @@ import { handlerFile } from './contract/handlers';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubOperations, withStores } from './handlers';
 import { createHttpServer } from './http/server';
-import { type Logger, type Logging, createLogging } from './ops/logger';
+import { LOG_BASE, type Logger, type Logging, createLogging } from './ops/logger';
 import { type DatabaseFacts, banner, describeDatabase } from './ops/banner';
 import { createMetrics } from './ops/metrics';
 import { type Tracing, startTracing } from './ops/tracing';
 import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
+import { createKeyRegistry } from './store/apiKeys';
 import { type Sql, connect, queriesInFlight } from './store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
 import { prepareDatabase } from './store/prepare';
@@ -83,6 +84,8 @@ async function serve(
     process.exit(EXIT_REFUSED);
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
+  // The managed keys, in memory, refreshed from the primary every 250 ms (never from the replica).
+  const keyRegistry = createKeyRegistry(sql, { logger, isReady: () => preparation.pendingReason() === undefined });
   // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
   const replicaSql =
     config.databaseReplicaUrl === undefined
@@ -93,12 +96,13 @@ async function serve(
           statements: tracing?.statements(config.databaseReplicaUrl),
         });
   const reads = replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger });
-  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads });
+  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads, keys: keyRegistry });
   const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
   const app = await createApp({
     spec,
     handlers: withStores(stores),
     apiKeys: config.apiKeys,
+    keyRegistry,
     logging,
     metrics,
     metricsToken: config.metricsToken,
@@ -139,6 +143,7 @@ async function serve(
     // Every reserved request not spent goes back, if the database takes it quickly; then the pool, within 1 s.
     await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     reads?.stop();
+    await Promise.race([keyRegistry.stop(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 })]);
     await embedded?.stop();
     // The spans of the last requests, exported (within the exporter's timeout) before the process ends.
@@ -169,7 +174,11 @@ function checkStubs(config: Config, logger: Logger): void {
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  const logging = createLogging({ level: config.logLevel });
+  // A worker's lines say which worker it is (WEB_CONCURRENCY > 1): what it answered can be told apart.
+  const logging = createLogging({
+    level: config.logLevel,
+    ...(cluster.worker ? { base: { ...LOG_BASE, worker: cluster.worker.id } } : {}),
+  });
   const { logger } = logging;
   // A fault nothing handled ends the process, as Node would end it, but as one JSON line an operator's
   // log pipeline reads, saying whether it was a thrown error or a rejected promise (and the line is flushed).

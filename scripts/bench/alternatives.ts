@@ -22,7 +22,7 @@ import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import OpenAPIBackend, { type Context } from 'openapi-backend-published';
 import type { components } from '../../generated/openapi';
-import { createBearerAuth, unauthorizedError } from '../../src/http/auth';
+import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
 import { BODY_LIMIT_BYTES } from '../../src/http/body';
 import { listPage } from '../../src/handlers/listPets';
 import { HttpError, errorBody, toHttpError } from '../../src/http/errors';
@@ -76,7 +76,7 @@ const jsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: false });
 
 /** express 5 + openapi-backend, as its README shows: register, registerSecurityHandler, init, handleRequest. */
 export async function createOpenApiBackendAlternative({ apiKeys, pets, getPetHeaders }: AlternativeDeps): Promise<express.Express> {
-  const authenticate = createBearerAuth(apiKeys);
+  const authenticate = createAuthenticator({ apiKeys, scopes: [] });
   const api = new OpenAPIBackend({ definition: specPath, apiRoot: API_ROOT, strict: true });
   const keyOf = (req: express.Request) => authenticate(req.headers, req.rawHeaders);
   const requireKey = (req: express.Request) => {
@@ -151,7 +151,7 @@ export async function createOpenApiBackendAlternative({ apiKeys, pets, getPetHea
 
 /** express 5 + express-openapi-validator, as its README shows: the middleware, express routes, an error handler. */
 export function createExpressOpenApiValidatorAlternative({ apiKeys, pets, getPetHeaders }: AlternativeDeps): express.Express {
-  const authenticate = createBearerAuth(apiKeys);
+  const authenticate = createAuthenticator({ apiKeys, scopes: [] });
   const app = express();
   app.use(jsonBody);
   // The key before anything else under the API root, as the contract says (the validator would answer 404 and 405 first).

@@ -27,7 +27,7 @@ import { createMetrics } from '../../src/ops/metrics';
 import { requestLog } from '../../src/ops/requestLog';
 import { listPage } from '../../src/handlers/listPets';
 import { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
-import { createBearerAuth, unauthorizedError } from '../../src/http/auth';
+import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
 import { type Spec, deprecatedOperations } from '../../src/contract/spec';
 import { queriesInFlight } from '../../src/store/db';
 import type { PetStore } from '../../src/store/pets';
@@ -101,7 +101,7 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 
 /** The limit: node:http, hand-written routing, checks and responses. */
 export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): RequestListener {
-  const authenticate = createBearerAuth(apiKeys);
+  const authenticate = createAuthenticator({ apiKeys, scopes: spec.scopes });
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
@@ -153,20 +153,22 @@ export interface ExpressFloorDeps extends BaselineDeps {
  * instead of the OpenAPI layer. Without a logger (and rate limiter): the bare floor.
  */
 export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimiter }: ExpressFloorDeps): express.Express {
-  const authenticate = createBearerAuth(apiKeys);
+  const authenticate = createAuthenticator({ apiKeys, scopes: spec.scopes });
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
-  if (logging) app.use(requestLog({ ...logging, metrics: createMetrics({ queriesInFlight }), countedByKey: deprecatedOperations(spec) }));
+  if (logging)
+    app.use(requestLog({ ...logging, metrics: createMetrics({ queriesInFlight }), countedByClient: deprecatedOperations(spec) }));
   app.use('/v1', async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const auth = authenticate(req.headers, req.rawHeaders);
     if (!auth.ok) return sendError(res, unauthorizedError(auth));
-    res.locals.keyId = auth.keyId;
+    res.locals.keyId = auth.key.keyId;
+    res.locals.client = auth.key.client;
     res.locals.deadline = requestDeadline();
     if (rateLimiter) {
-      const d = await rateLimiter.take(auth.owner, res.locals.deadline as Deadline);
+      const d = await rateLimiter.take(auth.key.clientId, res.locals.deadline as Deadline);
       res.set(rateLimitHeaders(d));
       if (!d.allowed) return sendError(res, rateLimited(d));
     }

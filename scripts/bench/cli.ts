@@ -25,6 +25,8 @@ import path from 'node:path';
 import { connect } from '../../src/store/db';
 import { projectRoot } from '../../src/paths';
 import { migrate } from '../../src/store/migrate';
+import { createKey } from '../../src/store/keyAdmin';
+import { scopes } from '../../generated/security';
 import {
   type ServerProcess,
   UNREACHABLE_RATE_LIMIT,
@@ -44,7 +46,7 @@ import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, print
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
  * while after its run, so together they must stay within PostgreSQL's default max_connections
- * (100, three kept for superusers): 10 servers of 8 connections and the bench's own.
+ * (100, three kept for superusers): 11 servers of 8 connections and the bench's own.
  */
 const POOL_SIZE = 8;
 
@@ -80,6 +82,8 @@ const START: Record<Contestant, { product: NodeJS.ProcessEnv } | { serve: string
   openapiBackend: { serve: 'openapi-backend' },
   openapiValidator: { serve: 'express-openapi-validator' },
   product: { product: { VALIDATE_RESPONSES: 'off' } },
+  // The same, its requests made with a managed key (runAll): the key registry's cost per request.
+  keyed: { product: { VALIDATE_RESPONSES: 'off' } },
   logged: { product: { VALIDATE_RESPONSES: 'log' } },
   validated: { product: { VALIDATE_RESPONSES: 'enforce' } },
   unlimited: { product: { VALIDATE_RESPONSES: 'off', RATE_LIMIT: 'off' } },
@@ -183,8 +187,16 @@ async function startups(env: NodeJS.ProcessEnv, key: string, o: Options): Promis
   return times;
 }
 
-/** Every contestant's runs of every scenario, interleaved round by round after a warm-up round. */
-async function runAll(servers: Record<Contestant, ServerProcess>, key: string, o: Options, dbUrl: string): Promise<Results> {
+/**
+ * Every contestant's runs of every scenario, interleaved round by round after a warm-up round;
+ * `keyed` sends the managed key, every other contestant the API_KEYS key.
+ */
+async function runAll(
+  servers: Record<Contestant, ServerProcess>,
+  { key, managedKey }: { key: string; managedKey: string },
+  o: Options,
+  dbUrl: string,
+): Promise<Results> {
   const results: Results = [];
   for (const scenario of SCENARIOS) {
     const runs = Object.fromEntries(CONTESTANTS.map((c) => [c, []])) as unknown as Record<Contestant, Measurement[]>;
@@ -192,7 +204,7 @@ async function runAll(servers: Record<Contestant, ServerProcess>, key: string, o
       // Each round starts one contestant further along, so that none is always first or last in a round.
       const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length] as Contestant);
       for (const c of order) {
-        const m = await measure(servers[c], scenario, key, o);
+        const m = await measure(servers[c], scenario, c === 'keyed' ? managedKey : key, o);
         if (round > 0) runs[c].push(m);
       }
     }
@@ -225,6 +237,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     await migrate(sql);
     await seedSampleAnimals(sql, o.pets);
     await sql`ANALYZE pets`;
+    const managedKey = (await createKey(sql, { client: 'bench', scopes: [...scopes], actor: 'bench' })).key;
     await sql.end();
 
     // The rate limiter runs (product) with a limit the bench cannot reach; the bare floor has none.
@@ -253,7 +266,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     out(
       `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
-    const results = await runAll(servers as Record<Contestant, ServerProcess>, key, o, db.url);
+    const results = await runAll(servers as Record<Contestant, ServerProcess>, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);
     // The contestants hold a pool of connections each: the deep page's server gets the database to itself.
     await stopAll(servers);

@@ -7,7 +7,17 @@ import type { DeepPages } from './deep';
 import { type Measurement, type Scenario, f2, geomean, median } from './measure';
 
 export type Contestant =
-  'node' | 'bare' | 'bareBorn' | 'openapiBackend' | 'openapiValidator' | 'product' | 'logged' | 'validated' | 'unlimited' | 'traced';
+  | 'node'
+  | 'bare'
+  | 'bareBorn'
+  | 'openapiBackend'
+  | 'openapiValidator'
+  | 'product'
+  | 'keyed'
+  | 'logged'
+  | 'validated'
+  | 'unlimited'
+  | 'traced';
 export const CONTESTANTS: Contestant[] = [
   'node',
   'bare',
@@ -15,6 +25,7 @@ export const CONTESTANTS: Contestant[] = [
   'openapiBackend',
   'openapiValidator',
   'product',
+  'keyed',
   'logged',
   'validated',
   'unlimited',
@@ -27,6 +38,7 @@ export const LABEL: Record<Contestant, string> = {
   openapiBackend: 'express + openapi-backend (as documented)',
   openapiValidator: 'express + express-openapi-validator',
   product: 'product',
+  keyed: 'product, a managed key (npm run keys)',
   logged: 'product, VALIDATE_RESPONSES=log',
   validated: 'product, VALIDATE_RESPONSES=enforce',
   unlimited: 'product, RATE_LIMIT=off',
@@ -51,6 +63,8 @@ const COLUMNS: { title: string; a: Contestant; b: Contestant }[] = [
   // Information: the floor on a server that makes express's objects as the product's does; over it, the product's
   // contract layer and production features alone.
   { title: "product / floor on the product's server", a: 'product', b: 'bareBorn' },
+  // A managed key, checked against the registry's memory, over an API_KEYS key (the product's other runs).
+  { title: 'managed key / API_KEYS key', a: 'keyed', b: 'product' },
   { title: 'VALIDATE_RESPONSES=log / off', a: 'logged', b: 'product' },
   { title: 'VALIDATE_RESPONSES=enforce / off', a: 'validated', b: 'product' },
   // The rate limiter's cost per request: the product with it (its limit unreachable) over the product without.
@@ -158,6 +172,10 @@ export function verdict(
     [
       `VALIDATE_RESPONSES=log within 10% of off on every scenario (lowest ${lowest(column(figures.rps, 'logged', 'product'))})`,
       column(figures.rps, 'logged', 'product').every((r) => r >= 0.9),
+    ],
+    [
+      `CPU per request with a managed key within 5% of an API_KEYS key's on every scenario (highest ${highest(column(figures.cpu, 'keyed', 'product'))})`,
+      column(figures.cpu, 'keyed', 'product').every((r) => r <= 1.05),
     ],
     [`resident memory under load < 200 MB per process (max ${Math.round(productRss)} MB)`, productRss < 200],
     [`start-up ≤ 1.5× the bare express floor's (${f2(startup)})`, startup <= 1.5],

@@ -4,6 +4,7 @@
  *
  *   generated/openapi.ts    the types, by openapi-typescript, from the bundled spec (rewritten)
  *   generated/handlers.ts   the handler registry, one import per operationId (rewritten)
+ *   generated/security.ts   the scopes the operations' security requirements name (rewritten)
  *   src/handlers/<op>.ts    a stub answering 501, for an operation that has no handler (never overwritten)
  *   test/component/operations/<op>.test.ts   a test.todo per documented response (never overwritten)
  */
@@ -99,6 +100,31 @@ function registry(ops: Operation[]): string {
   ].join('\n');
 }
 
+/** The scopes as the server reads them (OperationFacts.scopes), typed: what `npm run keys` may grant, and which operations each opens. */
+function security(spec: Spec): string {
+  const lines = (scopes: string[][]) => `[${scopes.map((s) => `[${s.map(quoted).join(', ')}]`).join(', ')}]`;
+  return [
+    '/**',
+    " * The scopes of the spec's operations, written by `npm run generate` from each operation's security",
+    ' * requirements (the role names they give the bearer scheme): do not edit. A key holds some of `scopes`;',
+    ' * it may call an operation when it holds every scope of one of the lists `operationScopes` gives it.',
+    ' */',
+    "import type { OperationId } from '../src/contract/handlers';",
+    '',
+    `export const scopes = [${spec.scopes.map(quoted).join(', ')}] as const;`,
+    'export type Scope = (typeof scopes)[number];',
+    '',
+    `export const operationScopes = {${[...spec.operations.values()]
+      .map(
+        (op) => `
+  ${op.operationId}: ${lines(op.scopes)},`,
+      )
+      .join('')}
+} as const satisfies { [Op in OperationId]: readonly (readonly Scope[])[] };`,
+    '',
+  ].join('\n');
+}
+
 function stub(op: Operation): string {
   return `import { notImplemented } from './stub';
 import type { OperationHandler } from '../contract/handlers';
@@ -150,6 +176,7 @@ export async function planGeneration(specFile: string, root = projectRoot): Prom
   const files: PlannedFile[] = [
     { file: 'generated/openapi.ts', content: typesFor(specFile, spec), kind: 'generated' },
     { file: 'generated/handlers.ts', content: registry(operations), kind: 'generated' },
+    { file: 'generated/security.ts', content: security(spec), kind: 'generated' },
   ];
   for (const op of operations) {
     if (existing.has(op.operationId)) continue;

@@ -147,11 +147,33 @@ const meets = (old: Requirement, next: Requirement) =>
     return o !== undefined && o.identity === s.identity && [...s.scopes].every((scope) => o.scopes.has(scope));
   });
 
+const SCOPED_SCHEMES = new Set(['oauth2', 'openIdConnect']);
+const isOpenApi30 = (doc: Json) => /^3\.0\./.test(String(doc.openapi));
+
+/**
+ * OpenAPI 3.0 lets only OAuth 2 and OpenID Connect schemes list scopes in a requirement (for any
+ * other the list MUST be empty); 3.1 lets the others list role names. Against an old 3.0 version,
+ * whose empty lists said nothing about roles, the roles a 3.1 version names on such schemes are
+ * stated (info) and left out of the comparison; between 3.1 versions they are compared as scopes.
+ */
+function rolesStated(oldDoc: Json, newDoc: Json, reqs: Requirement[], at: string, ctx: Ctx): Requirement[] {
+  if (!isOpenApi30(oldDoc) || isOpenApi30(newDoc)) return reqs;
+  const roleless = (name: string) => !SCOPED_SCHEMES.has(String(newDoc.components?.securitySchemes?.[name]?.type));
+  const stated = [...new Set(reqs.flatMap((r) => [...r].filter(([name, s]) => roleless(name) && s.scopes.size > 0)))];
+  if (stated.length === 0) return reqs;
+  ctx.push(
+    'security-roles-stated',
+    `${at}/security`,
+    `role names stated: ${stated.map(([name, s]) => `${name}[${[...s.scopes].sort().join(',')}]`).join(', ')} (the old version, OpenAPI 3.0, could not name roles for these schemes)`,
+  );
+  return reqs.map((r) => new Map([...r].map(([name, s]) => [name, roleless(name) ? { ...s, scopes: new Set<string>() } : s])));
+}
+
 /** Security: every way a client could authenticate before must still work. */
 function compareSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: string, ctx: Ctx): void {
   const anonymous = (reqs: Requirement[]) => (reqs.length === 0 ? [new Map()] : reqs);
   const oReqs = anonymous(requirementsOf(oldDoc, o));
-  const nReqs = anonymous(requirementsOf(newDoc, n));
+  const nReqs = rolesStated(oldDoc, newDoc, anonymous(requirementsOf(newDoc, n)), at, ctx);
   if (requirementText(oReqs, true).join('|') === requirementText(nReqs, true).join('|')) return;
   const lost = oReqs.some((old) => !nReqs.some((next) => meets(old, next)));
   const wasOpen = oReqs.some((r) => r.size === 0);

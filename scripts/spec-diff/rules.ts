@@ -71,6 +71,12 @@ rule(
   'A way to authenticate that worked before no longer does (a requirement or a scheme changed).',
 );
 rule('security-requirement-loosened', 'info', 'security', 'Every way to authenticate still works, and more are accepted.');
+rule(
+  'security-roles-stated',
+  'info',
+  'security',
+  'Role names appear on a scheme other than OAuth 2 or OpenID Connect, the old version being OpenAPI 3.0, where such a list must be empty: the old version said nothing about roles.',
+);
 
 // ---------------------------------------------------------------- parameters
 rule('request-parameter-removed', 'error', 'parameters', 'A parameter was removed: requests that send it are refused or misread.');

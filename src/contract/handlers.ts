@@ -42,10 +42,10 @@ export const failure = <S extends number>(status: S, code: ErrorBody['code'], me
   body: { code, message: errorMessage(message), status },
 });
 
-/** The authenticated caller: `owner` (SHA-256 of its API key, hex) scopes what it stores. */
+/** The authenticated caller: the key it sent, and the client that key belongs to, which owns what it stores. */
 export interface Caller {
   keyId: string;
-  owner: string;
+  clientId: string;
 }
 
 /** The request after validation: coerced parameters with the spec's defaults applied, and the body. */

@@ -33,6 +33,12 @@ export interface OperationFacts {
   requestBodyType: BodyType | undefined;
   /** RFC 9745 / RFC 8594 headers for a deprecated operation; empty otherwise. */
   deprecationHeaders: Record<string, string>;
+  /**
+   * The scopes a key needs, one list per requirement of the operation's security that names
+   * the bearer scheme (its role names, OpenAPI 3.1): a key may call the operation when it holds
+   * every scope of one of them. Empty when no requirement names the scheme (a keyless operation).
+   */
+  scopes: string[][];
 }
 
 export interface Spec {
@@ -50,6 +56,8 @@ export interface Spec {
   document: OpenAPIV3.Document;
   /** The path every top-level server URL ends in, e.g. `/v1`. */
   apiRoot: string;
+  /** Every scope an operation names, sorted: what a key may hold (an API_KEYS key holds them all). */
+  scopes: string[];
   operations: Map<string, OperationFacts>;
   /**
    * Paths under the API root where an operation needs no key (`security: []`): they are
@@ -103,6 +111,14 @@ function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string
 
 /** The base paths a path item's own servers end in, each once, in the order first listed (`''` is the root). */
 const basePathsOf = (servers: OpenAPIV3.ServerObject[]): string[] => [...new Set(servers.map((s) => basePathOfUrl(s.url) || '/'))];
+
+/** The bearer scheme's name in the spec's security schemes: the one the service checks keys for. */
+export const BEARER_SCHEME = 'bearerAuth';
+
+/** The role names each requirement of the operation's security gives the bearer scheme (OperationFacts.scopes). */
+function scopesOf(doc: OpenAPIV3.Document, op: OpenAPIV3.OperationObject): string[][] {
+  return (op.security ?? doc.security ?? []).filter((r) => BEARER_SCHEME in r).map((r) => [...(r[BEARER_SCHEME] ?? [])]);
+}
 
 /** An operation needs no key when its security (or the document's) is empty, or lists the empty requirement `{}`. */
 function keyless(doc: OpenAPIV3.Document, op: OpenAPIV3.OperationObject): boolean {
@@ -204,6 +220,7 @@ export async function loadSpec(file = specPath): Promise<Spec> {
         requestMediaTypes: body ? Object.keys(body.content) : [],
         requestBodyType: bodyTypeOf(document, body, `${method.toUpperCase()} ${path}`),
         deprecationHeaders: {},
+        scopes: keyless(document, op) ? [] : scopesOf(document, op),
       };
       operations.set(op.operationId, facts);
       if (op.deprecated) deprecated.push([facts, op]);
@@ -220,7 +237,8 @@ export async function loadSpec(file = specPath): Promise<Spec> {
 
   const publicYamlText = withoutInternalServers(yamlText);
   const publicDocument = parse(publicYamlText) as OpenAPIV3.Document;
-  return { yamlText, publicYamlText, publicDocument, files, document, apiRoot, operations, keylessPaths, routingDocument };
+  const scopes = [...new Set([...operations.values()].flatMap((op) => op.scopes.flat()))].sort();
+  return { yamlText, publicYamlText, publicDocument, files, document, apiRoot, scopes, operations, keylessPaths, routingDocument };
 }
 
 /** Fails, naming them, when the spec's operations and the handlers do not pair up one to one. */

@@ -15,7 +15,7 @@ export const createPet: OperationHandler<'createPet'> = async ({ body, header, c
     throw new Error('createPet: an idempotent create needs its caller and body fingerprint');
   const { pet, replayed } = await pets.createOnce(
     { name, categoryId, status },
-    { owner: caller.owner, key: idempotencyKeyOf(raw), fingerprint },
+    { clientId: caller.clientId, key: idempotencyKeyOf(raw), fingerprint },
     deadline,
   );
   // The replay is the first response; the header only tells the client it is one.

@@ -1,28 +1,74 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from './errors';
+import type { KeyRegistry } from '../store/apiKeys';
+import { displayPrefix, keyDigest, parseKey } from '../store/keyFormat';
+import { HttpError, serviceUnavailable } from './errors';
 
 /**
- * `keyId` names the key in logs and metrics without revealing it: the first 8 hex digits of
- * its SHA-256. `owner` is the whole digest: what the key's stored records are scoped to.
+ * Who a valid key speaks for. `keyId` names the key in logs without revealing it (`asa_<id>`, or
+ * for an API_KEYS key `env:` and 16 hex digits of its SHA-256); `clientId` owns what the caller
+ * stores and counts (Idempotency-Key records, rate-limit windows), so a rotated key keeps them;
+ * `client` is the client's name in logs and metrics.
  */
-export type AuthResult = { ok: true; keyId: string; owner: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' };
+export interface AuthenticatedKey {
+  keyId: string;
+  clientId: string;
+  client: string;
+  scopes: ReadonlySet<string>;
+  /** The API-Key-Expiration header's value; undefined for a key that does not expire. */
+  expiresHeader: string | undefined;
+}
+
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'mistyped' | 'revoked' | 'expired';
+
+/**
+ * `unavailable`: a managed key could not be checked (the keys are stale: the database cannot be read).
+ * A refused managed key that was whole (revoked, expired, unknown) is named by `keyId` for the log:
+ * who still tries a revoked key is what an operator looks for after a leak.
+ */
+export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; reason: AuthFailure | 'unavailable'; keyId?: string };
 
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme word is case-insensitive (RFC 9110 §11.1).
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
-// crypto.hash: the one-shot form, cheaper per call than a Hash object.
-const digest = (key: string): Buffer => hash('sha256', key, 'buffer');
+/** The client an API_KEYS key is: `env:` and the first 16 hex digits of the key's SHA-256 (it names the key too). */
+export const apiKeysClientId = (key: string) => `env:${keyDigest(key).toString('hex').slice(0, 16)}`;
+
+/** An API_KEYS key: its own client, named after its digest, holding every scope. */
+function bootstrapKey(key: string, scopes: ReadonlySet<string>) {
+  const id = apiKeysClientId(key);
+  return {
+    digest: keyDigest(key),
+    key: { keyId: id, clientId: id, client: id, scopes, expiresHeader: undefined } satisfies AuthenticatedKey,
+  };
+}
+
+export interface AuthOptions {
+  /** API_KEYS: for development and bootstrap, every scope, never expiring; changed by a restart. */
+  apiKeys: readonly string[];
+  /** The managed keys (migration 0005); absent: only API_KEYS keys are known. */
+  registry?: KeyRegistry;
+  /** Every scope the spec names: what an API_KEYS key holds. */
+  scopes: readonly string[];
+}
 
 /**
- * The bearer check for the spec's `bearerAuth` scheme. Keys are compared as SHA-256
- * digests with timingSafeEqual, against every configured key, so the time taken says
- * nothing about how much of a key matched or which key it was.
+ * The bearer check for the spec's `bearerAuth` scheme. A managed key (`asa_…`) is read from its
+ * text (a wrong checksum is refused before any lookup), found by its id in the registry's memory
+ * and compared by its SHA-256 digest; an API_KEYS key is compared against every configured one.
+ * Comparisons are constant-time (timingSafeEqual on digests): the time taken says nothing about
+ * how much of a secret matched. No query is made: the registry refreshes itself in the background.
  */
-export function createBearerAuth(apiKeys: readonly string[]) {
-  const digests = apiKeys.map(digest);
-  const owners = digests.map((d) => d.toString('hex'));
-  const keyIds = owners.map((hex) => `key:${hex.slice(0, 8)}`);
+export function createAuthenticator({ apiKeys, registry, scopes }: AuthOptions) {
+  const all = new Set(scopes);
+  const bootstrap = apiKeys.map((key) => bootstrapKey(key, all));
+  const matchBootstrap = (token: string): AuthResult => {
+    const presented = keyDigest(token);
+    let found: AuthenticatedKey | undefined;
+    for (const b of bootstrap) if (timingSafeEqual(b.digest, presented) && !found) found = b.key;
+    return found ? { ok: true, key: found } : { ok: false, reason: 'unknown' };
+  };
+
   return function authenticate(headers: IncomingHttpHeaders, rawHeaders: readonly string[]): AuthResult {
     // Node keeps only the first of repeated Authorization headers; an ambiguous request is refused.
     let count = 0;
@@ -31,29 +77,61 @@ export function createBearerAuth(apiKeys: readonly string[]) {
     if (count === 0 || header === undefined || header === '') return { ok: false, reason: 'missing' };
     const token = count === 1 ? BEARER.exec(header)?.[1] : undefined;
     if (token === undefined) return { ok: false, reason: 'malformed' };
-    const presented = digest(token);
-    let keyIndex = -1;
-    digests.forEach((d, i) => {
-      if (timingSafeEqual(d, presented) && keyIndex === -1) keyIndex = i;
-    });
-    return keyIndex === -1
-      ? { ok: false, reason: 'unknown' }
-      : { ok: true, keyId: keyIds[keyIndex] as string, owner: owners[keyIndex] as string };
+    const parsed = parseKey(token);
+    if (parsed.kind === 'other') return matchBootstrap(token);
+    if (parsed.kind === 'mistyped') return { ok: false, reason: 'mistyped' };
+    const keyId = displayPrefix(parsed.id);
+    const found = registry?.lookup(parsed.id) ?? { state: 'unknown' };
+    if (found.state === 'stale') return { ok: false, reason: 'unavailable', keyId };
+    if (found.state === 'unknown' || !timingSafeEqual(found.key.digest, keyDigest(token))) return { ok: false, reason: 'unknown', keyId };
+    const { key } = found;
+    if (key.revoked) return { ok: false, reason: 'revoked', keyId };
+    if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) return { ok: false, reason: 'expired', keyId };
+    registry?.used(key.id);
+    return {
+      ok: true,
+      key: { keyId, clientId: key.clientId, client: key.client, scopes: key.scopes, expiresHeader: key.expiresHeader },
+    };
   };
 }
 
-export const AUTH_MESSAGES: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
+export const AUTH_MESSAGES: Record<AuthFailure, string> = {
   missing: 'Missing API key: send Authorization: Bearer <API_KEY>',
   malformed: 'Malformed Authorization header: expected a single "Bearer <API_KEY>"',
   unknown: 'Invalid API key',
+  mistyped: 'Invalid API key: it is mistyped or incomplete (its checksum does not match)',
+  revoked: 'Invalid API key: it was revoked',
+  expired: 'Invalid API key: it has expired',
+};
+
+/** RFC 6750 §3's error_description: what the holder of a key that was once valid needs to know. */
+const DESCRIPTIONS: Partial<Record<AuthFailure, string>> = {
+  mistyped: 'The API key is mistyped or incomplete',
+  revoked: 'The API key was revoked',
+  expired: 'The API key expired',
 };
 
 /** RFC 6750 §3: the challenge; error="invalid_token" once a credential was presented. */
-export function challenge(reason: keyof typeof AUTH_MESSAGES): string {
-  return reason === 'missing' ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"';
+export function challenge(reason: AuthFailure): string {
+  if (reason === 'missing') return 'Bearer realm="animal-store"';
+  const description = DESCRIPTIONS[reason];
+  return `Bearer realm="animal-store", error="invalid_token"${description ? `, error_description="${description}"` : ''}`;
 }
 
-/** The 401 for a request without a valid key, with its challenge. */
-export function unauthorizedError(auth: Exclude<AuthResult, { ok: true }>): HttpError {
+/** The 401 for a request without a valid key, with its challenge; 503 when a managed key could not be checked. */
+export function unauthorizedError(auth: Extract<AuthResult, { ok: false }>): HttpError {
+  if (auth.reason === 'unavailable') return serviceUnavailable('API keys cannot be checked: the database is unreachable; retry shortly');
   return new HttpError(401, 'unauthorized', AUTH_MESSAGES[auth.reason], { 'WWW-Authenticate': challenge(auth.reason) });
 }
+
+/** RFC 6750 §3.1: 403 `insufficient_scope` naming the scopes the operation needs (those of its first requirement). */
+export function insufficientScope(operationId: string, needed: readonly string[]): HttpError {
+  const scope = needed.join(' ');
+  return new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}, which ${operationId} needs`, {
+    'WWW-Authenticate': `Bearer realm="animal-store", error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/** True when `key` holds every scope of one of the operation's requirements (or it names none). */
+export const holdsScopes = (key: AuthenticatedKey, requirements: readonly (readonly string[])[]): boolean =>
+  requirements.length === 0 || requirements.some((needed) => needed.every((s) => key.scopes.has(s)));

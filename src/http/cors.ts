@@ -15,6 +15,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Idempotent-Replayed',
   'X-Request-Id',
   'WWW-Authenticate',
+  'API-Key-Expiration',
   'Accept-Encoding',
 ];
 

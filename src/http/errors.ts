@@ -36,7 +36,7 @@ const CLIENT_ERRORS: Record<number, [number, ErrorCode]> = {
   431: [431, 'header_fields_too_large'],
 };
 
-function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
+export function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
   return new HttpError(503, 'service_unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 

@@ -3,9 +3,10 @@
  * method that calls each step in the order it happens (`ApiPipeline.answer`, below):
  *
  *   1. match       the request against the spec, once (openapi-backend's matchOperation)
- *   2. key         the bearer key, checked here and nowhere else (401)
+ *   2. key         the bearer key, checked here and nowhere else (401; 503 when managed keys cannot be checked)
  *   3. no match    404, 405, or OPTIONS answered with Allow
- *   4. rate limit  the caller's quota (429)
+ *   4. rate limit  the caller's client's quota (429)
+ *   4b. scopes     the key holds a scope the operation's security asks for (403)
  *   5. body        read and decoded once (413, 415, 400)
  *   6. validate    parameters and body against the spec (openapi-backend's validateRequest, 400)
  *   7. handler     the operation's handler: input in, reply out
@@ -27,8 +28,9 @@ import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contr
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
 import type { Tracing } from '../ops/tracing';
 import { type Deadline, requestDeadline } from '../store/deadline';
+import type { KeyRegistry } from '../store/apiKeys';
 import type { RateLimiter } from '../store/rateLimits';
-import { type AuthResult, createBearerAuth, unauthorizedError } from './auth';
+import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from './auth';
 import { type DecodedBody, readJsonBody, requireBodyType } from './body';
 import { closeIfBodyLeft } from './connection';
 import { HttpError, keepCause, toHttpError } from './errors';
@@ -41,8 +43,11 @@ export interface PipelineDeps {
   /** openapi-backend for the spec, initialised (src/contract/backend.ts): it matches and validates. */
   backend: OpenAPIBackend;
   handlers: HandlerMap;
+  /** API_KEYS: keys for development and bootstrap, with every scope. */
   apiKeys: readonly string[];
-  /** Counts requests per API key; absent: no limit. */
+  /** The managed keys (npm run keys), kept in memory and refreshed; absent: API_KEYS only. */
+  keyRegistry?: KeyRegistry;
+  /** Counts requests per client; absent: no limit. */
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take (default QUERY_DEADLINE_MS); tests shorten it. */
   deadlineMs?: number;
@@ -58,13 +63,12 @@ type Matched = { route: Route; operation: Operation };
 /** `allowed` is looked up when asked for (method by method: not the hot path), at most once. */
 type Unmatched = { route: undefined; allowed: () => ReturnType<typeof allowedMethods> };
 type Match = Matched | Unmatched;
-type Authenticated = Extract<AuthResult, { ok: true }>;
 
 /** The pipeline of an app, compiled at start-up: each step of a request is one of its methods, called by `answer`. */
 class ApiPipeline {
   private readonly spec: Spec;
   private readonly backend: OpenAPIBackend;
-  private readonly authenticate: ReturnType<typeof createBearerAuth>;
+  private readonly authenticate: ReturnType<typeof createAuthenticator>;
   private readonly routes: Map<string, Route>;
   private readonly checkReply: ReturnType<typeof createReplyCheck> | undefined;
   /** The spec's paths outside the API root (the probes'): the only ones there that enter the pipeline. */
@@ -73,7 +77,7 @@ class ApiPipeline {
   constructor(private readonly deps: PipelineDeps) {
     this.spec = deps.spec;
     this.backend = deps.backend;
-    this.authenticate = createBearerAuth(deps.apiKeys);
+    this.authenticate = createAuthenticator({ apiKeys: deps.apiKeys, registry: deps.keyRegistry, scopes: deps.spec.scopes });
     this.routes = compileRoutes(deps.spec, deps.backend, deps.handlers);
     this.checkReply = (deps.validateResponses ?? 'off') === 'off' ? undefined : createReplyCheck(deps.backend);
     const paths = [...deps.spec.operations.values()].flatMap((op) => op.fullPaths);
@@ -114,11 +118,18 @@ class ApiPipeline {
     const deadline = requestDeadline(this.deps.deadlineMs);
     const auth = this.needsKey(request, found) ? this.authenticate(req.headers, req.rawHeaders) : undefined;
     // Returned, not thrown: the commonest refusal does not unwind.
-    if (auth && !auth.ok) return replyOf(unauthorizedError(auth));
-    res.locals.keyId = auth?.keyId;
+    if (auth && !auth.ok) {
+      res.locals.keyId = auth.keyId;
+      return replyOf(unauthorizedError(auth));
+    }
+    const key = auth?.key;
+    if (key) this.identify(res, key);
     if (!found.route) return this.unmatched(req, res, found);
     const { route } = found;
-    if (auth) await this.takeQuota(res, auth, deadline);
+    if (key) {
+      await this.takeQuota(res, key, deadline);
+      if (!holdsScopes(key, route.facts.scopes)) return replyOf(insufficientScope(route.facts.operationId, route.facts.scopes[0] ?? []));
+    }
     const { tracing } = this.deps;
     const body = await (tracing && route.facts.requestBodyType
       ? tracing.step('read body', () => this.readBody(req, request, route.facts))
@@ -133,7 +144,7 @@ class ApiPipeline {
       header: route.headerParams(req.headers),
       requestPath: req.path,
       headers: req.headers,
-      caller: auth ? { keyId: auth.keyId, owner: auth.owner } : undefined,
+      caller: key && { keyId: key.keyId, clientId: key.clientId },
       bodyFingerprint: () => (body && body.bytes.length > 0 ? hash('sha256', body.bytes, 'hex') : undefined),
       deadline,
     };
@@ -171,10 +182,17 @@ class ApiPipeline {
     throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`, { Allow: allow });
   }
 
-  /** 4. The caller's quota: its headers on every answer from here on, and 429 when it is spent. */
-  private async takeQuota(res: Response, auth: Authenticated, deadline: Deadline): Promise<void> {
+  /** 2. Who called, for the log line and the metrics; and when the key expires, on every answer from here on. */
+  private identify(res: Response, key: AuthenticatedKey): void {
+    res.locals.keyId = key.keyId;
+    res.locals.client = key.client;
+    if (key.expiresHeader !== undefined) res.setHeader('API-Key-Expiration', key.expiresHeader);
+  }
+
+  /** 4. The quota of the caller's client: its headers on every answer from here on, and 429 when it is spent. */
+  private async takeQuota(res: Response, key: AuthenticatedKey, deadline: Deadline): Promise<void> {
     if (!this.deps.rateLimiter) return;
-    const decision = await this.deps.rateLimiter.take(auth.owner, deadline);
+    const decision = await this.deps.rateLimiter.take(key.clientId, deadline);
     const headers = rateLimitHeaders(decision);
     for (const name in headers) res.setHeader(name, headers[name] as string);
     if (!decision.allowed) throw rateLimited(decision);

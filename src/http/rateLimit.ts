@@ -14,7 +14,7 @@ export function rateLimited(d: RateDecision): HttpError {
   return new HttpError(
     429,
     'rate_limited',
-    `This API key made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`,
+    `This API key's client made ${d.limit} requests in ${d.windowSeconds} s, its limit; retry in ${d.resetSeconds} s`,
     {
       'Retry-After': String(d.resetSeconds),
     },

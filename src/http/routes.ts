@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import express from 'express';
 import type { Spec } from '../contract/spec';
 import type { Metrics } from '../ops/metrics';
-import { challenge, createBearerAuth } from './auth';
+import { challenge, createAuthenticator } from './auth';
 import { closeIfBodyLeft } from './connection';
 import { HttpError } from './errors';
 import { sendError } from './reply';
@@ -14,7 +14,7 @@ import { sendError } from './reply';
  * (nothing that names a caller or the runtime: src/ops/metrics.ts).
  */
 export function metricsRoute(metrics: Metrics, token: string | undefined, open: 'full' | 'public'): RequestHandler {
-  const authenticate = token === undefined ? undefined : createBearerAuth([token]);
+  const authenticate = token === undefined ? undefined : createAuthenticator({ apiKeys: [token], scopes: [] });
   const registry = token !== undefined || open === 'full' ? metrics.fullRegistry : metrics.registry;
   return async (req, res) => {
     const auth = authenticate?.(req.headers, req.rawHeaders);
@@ -22,7 +22,8 @@ export function metricsRoute(metrics: Metrics, token: string | undefined, open: 
       sendError(
         res,
         new HttpError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', {
-          'WWW-Authenticate': challenge(auth.reason),
+          // No registry here: a token is known or it is not (never `unavailable`).
+          'WWW-Authenticate': challenge(auth.reason === 'unavailable' ? 'unknown' : auth.reason),
         }),
       );
       return;

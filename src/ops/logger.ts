@@ -12,7 +12,10 @@ export interface RequestLogFields {
   responseTime: number;
   operationId?: string;
   route?: string;
+  /** The key the request was made with (`asa_<id>`, or `env:<digest>` for an API_KEYS key): never its secret. */
   apiKey?: string;
+  /** The client the key belongs to (its name). */
+  client?: string;
   /** Tracing on: the request's trace and server span (W3C hex ids), as OpenTelemetry's log correlation names them. */
   trace_id?: string;
   span_id?: string;
@@ -83,6 +86,9 @@ export function gatheredDestination(target: Target, { minLength, periodicFlush }
   } as pino.DestinationStream;
 }
 
+/** The fields on every line, unless the caller gives its own. */
+export const LOG_BASE = { service: 'animal-store-api' };
+
 const defaultDestination = (): pino.DestinationStream =>
   process.stdout.isTTY
     ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
@@ -96,7 +102,7 @@ const defaultDestination = (): pino.DestinationStream =>
 export function createLogging({
   level,
   destination = defaultDestination(),
-  base = { service: 'animal-store-api' },
+  base = LOG_BASE,
   time = isoTimeByMillisecond(),
 }: LoggingOptions): Logging {
   const logger = pino({ level, base, timestamp: time }, destination);
@@ -139,6 +145,7 @@ function requestLineWriter(logger: Logger, { destination, base, time }: Required
     if (f.operationId !== undefined) line += `,"operationId":${str(f.operationId)}`;
     if (f.route !== undefined) line += `,"route":${str(f.route)}`;
     if (f.apiKey !== undefined) line += `,"apiKey":${str(f.apiKey)}`;
+    if (f.client !== undefined) line += `,"client":${str(f.client)}`;
     if (f.trace_id !== undefined) line += `,"trace_id":${str(f.trace_id)},"span_id":${str(f.span_id)}`;
     destination.write(`${line},"msg":${str(msg)}}\n`);
   };

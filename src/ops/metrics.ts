@@ -62,8 +62,8 @@ export function createMetrics({
   });
   const deprecated = new Counter({
     name: 'animal_store_deprecated_calls_total',
-    help: 'Calls to deprecated operations, by operationId and API key fingerprint: who still has to move before the sunset.',
-    labelNames: ['operationId', 'apiKey'] as const,
+    help: 'Calls to deprecated operations, by operationId and client: who still has to move before the sunset.',
+    labelNames: ['operationId', 'client'] as const,
     registers: [privateRegistry],
   });
   const replyViolations = new Counter({
@@ -88,7 +88,7 @@ export function createMetrics({
       operationId: string | undefined,
       status: number,
       seconds: number,
-      deprecatedCall: { apiKey: string | undefined } | undefined,
+      deprecatedCall: { client: string | undefined } | undefined,
       trace?: { trace_id: string; span_id: string },
     ) {
       const labels = { operationId: operationId ?? 'none', status: String(status) };
@@ -97,7 +97,7 @@ export function createMetrics({
       // exemplar; it types an exemplar's labels as the metric's own, while any labels are valid (OpenMetrics).
       if (exemplars) duration.observe({ labels, value: seconds, exemplarLabels: trace as unknown as typeof labels | undefined });
       else duration.observe(labels, seconds);
-      if (deprecatedCall && operationId) deprecated.inc({ operationId, apiKey: deprecatedCall.apiKey ?? 'none' });
+      if (deprecatedCall && operationId) deprecated.inc({ operationId, client: deprecatedCall.client ?? 'none' });
     },
     replyViolation(operationId: string, status: number) {
       replyViolations.inc({ operationId, status: String(status) });

@@ -10,8 +10,8 @@ export interface RequestLogDeps {
   logger: Logger;
   requestLine: RequestLineWriter;
   metrics: Metrics;
-  /** The operations whose calls are also counted by API key (the deprecated ones). */
-  countedByKey: ReadonlySet<string>;
+  /** The operations whose calls are also counted by client (the deprecated ones). */
+  countedByClient: ReadonlySet<string>;
   /** Tracing on: each request's server span, its ids on the request's log line. */
   tracing?: Tracing;
 }
@@ -19,9 +19,9 @@ export interface RequestLogDeps {
 /**
  * What every response goes through, whatever answers it: the request id, the security
  * header, the metrics and one log line. Whoever answers sets `res.locals.operationId`,
- * `route` and `keyId`; a 5xx leaves its cause in `res.locals.err`.
+ * `route`, `keyId` and `client`; a 5xx leaves its cause in `res.locals.err`.
  */
-export function requestLog({ logger, requestLine, metrics, countedByKey, tracing }: RequestLogDeps): RequestHandler {
+export function requestLog({ logger, requestLine, metrics, countedByClient, tracing }: RequestLogDeps): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const span = tracing?.request(req);
@@ -37,13 +37,19 @@ export function requestLog({ logger, requestLine, metrics, countedByKey, tracing
     res.on('close', () => {
       const finished = res.writableFinished;
       const seconds = (performance.now() - started) / 1e3;
-      const { operationId, route, keyId, err } = res.locals as { operationId?: string; route?: string; keyId?: string; err?: Error };
+      const { operationId, route, keyId, client, err } = res.locals as {
+        operationId?: string;
+        route?: string;
+        keyId?: string;
+        client?: string;
+        err?: Error;
+      };
       span?.end({ status: res.statusCode, route, operationId, err });
       metrics.observe(
         operationId,
         res.statusCode,
         seconds,
-        operationId !== undefined && countedByKey.has(operationId) ? { apiKey: keyId } : undefined,
+        operationId !== undefined && countedByClient.has(operationId) ? { client } : undefined,
         // An exemplar names a trace the backend has: an unsampled request's (its caller said so) is not exported.
         span?.sampled ? span.ids : undefined,
       );
@@ -55,6 +61,7 @@ export function requestLog({ logger, requestLine, metrics, countedByKey, tracing
         operationId,
         route,
         apiKey: keyId,
+        client,
         trace_id: span?.ids.trace_id,
         span_id: span?.ids.span_id,
       };

@@ -1,3 +1,4 @@
+import type { KeyRegistry } from './apiKeys';
 import { type Sql, withDeadline } from './db';
 import { type HealthCheck, createHealthCheck } from './health';
 import { type PetStore, createPetStore } from './pets';
@@ -16,17 +17,20 @@ export interface StoreOptions {
   preparation?: DatabasePreparation;
   /** Where reads go (DATABASE_REPLICA_URL); absent: the same pool as writes. */
   reads?: ReadRouter;
+  /** The managed keys: the service is not ready until they are read. */
+  keys?: KeyRegistry;
 }
 
 /** Everything the handlers read and write, over one pool. */
-export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, reads }: StoreOptions): Stores {
+export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, reads, keys }: StoreOptions): Stores {
   return {
     pets: createPetStore(sql, {
       idempotencyTtlSeconds,
       assertReady: preparation?.assertReady,
       read: reads && ((query) => reads.read(query)),
     }),
-    health: createHealthCheck(sql, preparation?.pendingReason),
+    // Not ready while start-up prepares the database, and then until the keys are read (requests with one would get 503).
+    health: createHealthCheck(sql, () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined)),
   };
 }
 

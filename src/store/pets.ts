@@ -12,8 +12,8 @@ type PetStatus = components['schemas']['PetStatus'];
 
 /** A create made safe to retry: the same caller, key and body get the first response again. */
 export interface IdempotentRequest {
-  /** Who asked (SHA-256 of the API key): one caller's keys never meet another's. */
-  owner: string;
+  /** The client that asked (any of its API keys): one client's keys never meet another's. */
+  clientId: string;
   key: string;
   /** SHA-256 of the request body as sent. */
   fingerprint: string;
@@ -117,19 +117,19 @@ function pageQuery(q: Sql, status: PetStatus | undefined, afterId: number, rows:
 async function insertOnce(
   tx: TransactionSql,
   pet: NewPet,
-  { owner, key, fingerprint }: IdempotentRequest,
+  { clientId, key, fingerprint }: IdempotentRequest,
   ttlSeconds: number,
 ): Promise<{ result: { pet: Pet; replayed: boolean }; wrote?: WriteTransaction }> {
   const { locked } = onlyRow(
     await tx<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${owner} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${clientId} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
     'pg_try_advisory_xact_lock',
   );
   if (!locked) throw new IdempotencyKeyInUseError();
   const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
     SELECT fingerprint, response
     FROM idempotency_keys
-    WHERE owner = ${owner} AND key = ${key} AND expires_at > now()`;
+    WHERE client_id = ${clientId} AND key = ${key} AND expires_at > now()`;
   if (earlier) {
     if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
     return { result: { pet: JSON.parse(earlier.response) as Pet, replayed: true } };
@@ -137,9 +137,9 @@ async function insertOnce(
   const { result: created, wrote } = await insertPet(tx, pet);
   // An expired record of the same key is replaced.
   await tx`
-    INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
-    VALUES (${owner}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${ttlSeconds}))
-    ON CONFLICT (owner, key) DO UPDATE
+    INSERT INTO idempotency_keys (client_id, key, fingerprint, status, response, expires_at)
+    VALUES (${clientId}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${ttlSeconds}))
+    ON CONFLICT (client_id, key) DO UPDATE
       SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
           created_at = now(), expires_at = EXCLUDED.expires_at`;
   return { result: { pet: created, replayed: false }, wrote };

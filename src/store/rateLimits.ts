@@ -2,7 +2,7 @@ import type { Logger } from '../ops/logger';
 import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
 
-/** Requests each API key may make per window (RATE_LIMIT). */
+/** Requests each client (all of its API keys) may make per window (RATE_LIMIT). */
 export interface RateLimit {
   requests: number;
   windowSeconds: number;
@@ -20,14 +20,14 @@ export interface RateDecision {
 
 export interface RateLimiter {
   /**
-   * Spends one of `owner`'s (the SHA-256 of its API key) requests of this window and says whether
-   * it may proceed. A reservation it must make first ends by `deadline`, or throws (the database
+   * Spends one of client `clientId`'s requests of this window (whichever of its keys came with it)
+   * and says whether it may proceed. A reservation it must make first ends by `deadline`, or throws (the database
    * cannot say, so the request is not let through: 503).
    */
-  take(owner: string, deadline?: Deadline): Promise<RateDecision>;
+  take(clientId: string, deadline?: Deadline): Promise<RateDecision>;
   /**
    * Gives back the requests this process reserved and has not spent, for keys idle for at least
-   * `idleMs` (every key with 0: at shutdown), so that other instances may spend them.
+   * `idleMs` (every client with 0: at shutdown), so that other instances may spend them.
    */
   flush(idleMs?: number): Promise<void>;
 }
@@ -51,19 +51,19 @@ interface Counter {
 /** A window's count in the database (rate_limit_counts): reservations added to it, and what goes back subtracted. */
 function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: (err: unknown, what: string) => void) {
   /** Subtracts `n` from the window's count: unspent tokens, or the part of a reservation that was not granted. */
-  const subtract = (owner: string, window: number, n: number, deadline?: Deadline) =>
+  const subtract = (clientId: string, window: number, n: number, deadline?: Deadline) =>
     withDeadline(
-      sql`UPDATE rate_limit_counts SET count = count - ${n} WHERE owner = ${owner} AND window_start = ${window * windowSeconds}`,
+      sql`UPDATE rate_limit_counts SET count = count - ${n} WHERE client_id = ${clientId} AND window_start = ${window * windowSeconds}`,
       deadline,
     );
 
   /** Adds `want` to the window's count; returns the count after it and what was granted. */
-  const reserve = async (owner: string, window: number, want: number, deadline?: Deadline) => {
+  const reserve = async (clientId: string, window: number, want: number, deadline?: Deadline) => {
     const rows = await withDeadline(
       sql<{ count: number }[]>`
-        INSERT INTO rate_limit_counts (owner, window_start, count)
-        VALUES (${owner}, ${window * windowSeconds}, ${want})
-        ON CONFLICT (owner, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
+        INSERT INTO rate_limit_counts (client_id, window_start, count)
+        VALUES (${clientId}, ${window * windowSeconds}, ${want})
+        ON CONFLICT (client_id, window_start) DO UPDATE SET count = rate_limit_counts.count + EXCLUDED.count
         RETURNING count`,
       deadline,
     );
@@ -72,21 +72,21 @@ function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: (err
     if (granted === want) return { count, granted };
     // The part not granted goes back at once, so that the count stays what was granted (a key over its
     // limit would otherwise grow it with every request, and tokens given back later could not be spent).
-    await subtract(owner, window, want - granted, deadline).catch((err: unknown) => warn(err, 'could not correct a count'));
+    await subtract(clientId, window, want - granted, deadline).catch((err: unknown) => warn(err, 'could not correct a count'));
     return { count: count - (want - granted), granted };
   };
   return { reserve, subtract };
 }
 
 /**
- * Fixed windows per API key, counted in PostgreSQL, where every instance takes its share of the
+ * Fixed windows per client (all of its API keys), counted in PostgreSQL, where every instance takes its share of the
  * window's requests before spending it: a request spends a token its process reserved, and a
  * reservation (one statement) is granted only out of what the window has left. So however the
  * requests arrive, and across any number of instances and workers on one database, no more
  * than `limit` requests are let through in a window. Most requests cost no round trip: a process
  * reserves an eighth of what is left (at least one, and at least as many as are waiting), and
- * gives back what it has not spent once the key has been idle on it for `idleMs` (the server's
- * flush timer), so that a key whose traffic moves to other instances is not refused early for long.
+ * gives back what it has not spent once the client has been idle on it for `idleMs` (the server's
+ * flush timer), so that a client whose traffic moves to other instances is not refused early for long.
  *
  * Why the total holds: a reservation asking for `want` when the count is `c` adds `want` to the
  * count and is granted `min(want, max(0, limit - c))`, the part of [c, c + want) below the limit.
@@ -112,12 +112,12 @@ export function createRateLimiter(
   const counts = windowCounts(sql, limit, windowSeconds, warn);
 
   // Requests arriving while a reservation is in flight wait for it, within its deadline.
-  const reserve = (owner: string, c: Counter, deadline?: Deadline): Promise<void> =>
+  const reserve = (clientId: string, c: Counter, deadline?: Deadline): Promise<void> =>
     (c.reserving ??= (async () => {
       const left = Math.max(0, limit - c.total);
       const want = Math.max(1, Math.min(left, Math.max(Math.floor(left / 8), c.waiting)));
       try {
-        const { count, granted } = await counts.reserve(owner, c.window, want, deadline);
+        const { count, granted } = await counts.reserve(clientId, c.window, want, deadline);
         c.tokens += granted;
         c.total = count;
         c.exhausted = granted < want || count >= limit;
@@ -127,20 +127,20 @@ export function createRateLimiter(
       }
     })());
 
-  const counterOf = (owner: string, window: number): Counter => {
-    let c = counters.get(owner);
+  const counterOf = (clientId: string, window: number): Counter => {
+    let c = counters.get(clientId);
     if (!c || c.window !== window) {
       c = { window, tokens: 0, total: 0, exhausted: false, checkedAt: 0, usedAt: 0, waiting: 0 };
-      counters.set(owner, c);
+      counters.set(clientId, c);
     }
     return c;
   };
 
-  const giveBack = async (owner: string, c: Counter) => {
+  const giveBack = async (clientId: string, c: Counter) => {
     const n = c.tokens;
     c.tokens = 0;
     try {
-      await counts.subtract(owner, c.window, n);
+      await counts.subtract(clientId, c.window, n);
       c.total -= n;
     } catch (err) {
       // Kept, to be given back or spent later.
@@ -150,18 +150,18 @@ export function createRateLimiter(
   };
 
   return {
-    async take(owner, deadline) {
+    async take(clientId, deadline) {
       const now = Date.now() / 1000;
       const window = Math.floor(now / windowSeconds);
       const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
-      const c = counterOf(owner, window);
+      const c = counterOf(clientId, window);
       while (c.tokens === 0) {
         // Spent, as of a moment ago: refused without a round trip; later, asked again (others may have given some back).
         if (c.exhausted && Date.now() - c.checkedAt < recheckMs && !c.reserving)
           return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
         c.waiting += 1;
         try {
-          await reserve(owner, c, deadline);
+          await reserve(clientId, c, deadline);
         } finally {
           c.waiting -= 1;
         }
@@ -177,13 +177,13 @@ export function createRateLimiter(
     async flush(idleMs = 0) {
       const current = Math.floor(Date.now() / 1000 / windowSeconds);
       await Promise.all(
-        [...counters].map(async ([owner, c]) => {
+        [...counters].map(async ([clientId, c]) => {
           // A past window's tokens expired with it.
           if (c.window < current) {
-            if (!c.reserving) counters.delete(owner);
+            if (!c.reserving) counters.delete(clientId);
             return;
           }
-          if (c.tokens > 0 && !c.reserving && Date.now() - c.usedAt >= idleMs) await giveBack(owner, c);
+          if (c.tokens > 0 && !c.reserving && Date.now() - c.usedAt >= idleMs) await giveBack(clientId, c);
         }),
       );
     },

@@ -16,8 +16,12 @@ import { createStores } from '../../src/store';
 import { petColumns } from '../../src/store/pets';
 import { type Sql, connect, onlyRow, queriesInFlight } from '../../src/store/db';
 import { type Metrics, createMetrics } from '../../src/ops/metrics';
+import type { StatementHook } from '../../src/ops/tracing';
 import { migrate } from '../../src/store/migrate';
 import { type RateLimit, type RateLimiter, createRateLimiter } from '../../src/store/rateLimits';
+import { type KeyRegistry, type KeyRegistryOptions, createKeyRegistry } from '../../src/store/apiKeys';
+import { type IssuedKey, createKey } from '../../src/store/keyAdmin';
+import type { Scope } from '../../generated/security';
 import { type TestDatabase, freshDatabase } from './databases';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -57,6 +61,8 @@ export interface TestApp {
   metrics: Metrics;
   /** The app's rate limiter, when it has one: flush() gives back the requests it reserved and did not spend, as production does at shutdown. */
   rateLimiter: RateLimiter | undefined;
+  /** The managed keys the app knows (npm run keys makes them in the same tables), refreshed as in production. */
+  keys: KeyRegistry;
   /** The JSON lines the app logged so far, parsed: what an operator's log pipeline would read. */
   logs(): Record<string, any>[];
   close(): Promise<void>;
@@ -78,12 +84,18 @@ export async function startTestApp(
     deadlineMs?: number;
     /** Operations served by the generated stub (501), as before their handler is written. */
     stubs?: OperationId[];
+    /** The key registry's timings (refresh, staleness bound, last-use interval); default: production's. */
+    keyRegistry?: Omit<KeyRegistryOptions, 'logger'>;
+    /** Called as each statement of the app's pool is sent (postgres.js debug): to count them. */
+    statements?: StatementHook;
   } = {},
 ): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
-  const sql = connect(db.url, { max: db.max });
+  const sql = connect(db.url, { max: db.max, statements: options.statements });
   await migrate(sql);
   const { logging, lines } = captureLogs();
+  const keys = createKeyRegistry(sql, { logger: logging.logger, ...options.keyRegistry });
+  await keys.ready;
   const spec = await loadSpec();
   // Rate limiting is on, as in production, with a limit no ordinary test reaches.
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
@@ -98,6 +110,7 @@ export async function startTestApp(
     spec,
     handlers: served,
     apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY],
+    keyRegistry: keys,
     logging,
     metricsToken: options.metricsToken,
     metrics,
@@ -115,8 +128,10 @@ export async function startTestApp(
     sql,
     metrics,
     rateLimiter,
+    keys,
     logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
+      await keys.stop();
       await sql.end();
       await db.drop();
     },
@@ -141,6 +156,41 @@ export function captureLogs(level: pino.LevelWithSilent = 'info') {
   const lines: string[] = [];
   const logging = createLogging({ level, destination: { write: (line: string) => lines.push(line) } });
   return { logging, lines };
+}
+
+/** Resolves once `done()` holds (checked every 10 ms), or fails after `ms`. */
+export async function until(done: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+let clients = 0;
+/**
+ * A managed key, made as `npm run keys -- create` makes one (every scope by default, a client of
+ * its own unless named), once the app's registry knows it.
+ */
+export async function issueKey(
+  t: Pick<TestApp, 'sql' | 'keys'>,
+  {
+    client,
+    scopes = ['pets:read', 'pets:write'],
+    expiresInSeconds,
+    note,
+  }: { client?: string; scopes?: Scope[]; expiresInSeconds?: number; note?: string } = {},
+): Promise<IssuedKey> {
+  clients += 1;
+  const issued = await createKey(t.sql, {
+    client: client ?? `client-${process.pid}-${clients}`,
+    scopes,
+    expiresInSeconds,
+    note,
+    actor: 'test',
+  });
+  await until(() => t.keys.lookup(issued.listing.id).state === 'found');
+  return issued;
 }
 
 let seq = 0;

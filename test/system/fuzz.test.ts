@@ -4,7 +4,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../../src/http/body';
 import { petStatusValues } from '../../generated/openapi';
 import { ContractChecker } from '../../src/contract/responses';
-import { API_KEY, type TestApp, insertPets, listenOnLoopback, startTestApp } from '../support/harness';
+import { revokeKey } from '../../src/store/keyAdmin';
+import { API_KEY, type TestApp, insertPets, issueKey, listenOnLoopback, startTestApp } from '../support/harness';
 
 /*
  * Spec-driven fuzzing: requests generated from the contract's parameters and schemas, valid
@@ -32,9 +33,23 @@ let checker: ContractChecker;
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 /** Cursors the server issued, by the status filter of their walk ('' for none): followed as given, or sent with another filter. */
 const cursors = new Map<string, string[]>();
+/** Managed keys a request must be refused with (401): filled in before the runs. */
+const refusedKeys: string[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   origin = await listenOnLoopback(t.app);
+  const revoked = await issueKey(t);
+  await revokeKey(t.sql, { id: revoked.listing.id, actor: 'fuzz' });
+  const expired = await issueKey(t, { expiresInSeconds: 1 });
+  const { key } = await issueKey(t);
+  refusedKeys.push(
+    revoked.key,
+    expired.key,
+    `${key.slice(0, 30)}${key[30] === 'x' ? 'y' : 'x'}${key.slice(31)}`,
+    key.slice(0, -1),
+    `${key}x`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
   checker = await ContractChecker.create(t.spec);
   await insertPets(
     t.sql,
@@ -81,17 +96,28 @@ function send(g: Generated): Promise<{ status: number; headers: Record<string, s
 // ---- generators, from the spec's parameters and schemas ----
 
 const VALID_AUTH = `Bearer ${API_KEY}`;
-const badAuth = fc.constantFrom<Record<string, string | string[]>>(
-  {},
-  { Authorization: '' },
-  { Authorization: 'Bearer' },
-  { Authorization: `Basic ${API_KEY}` },
-  { Authorization: API_KEY },
-  { Authorization: 'Bearer not-the-key-0123456789' },
-  { Authorization: `Bearer ${API_KEY}x` },
-  { Authorization: `Bearer  ${API_KEY} extra` },
-  { Authorization: [VALID_AUTH, VALID_AUTH] },
-  { Authorization: [VALID_AUTH, 'Bearer other-key-000000000000'] },
+const badAuth = fc.oneof(
+  fc.constantFrom<Record<string, string | string[]>>(
+    {},
+    { Authorization: '' },
+    { Authorization: 'Bearer' },
+    { Authorization: `Basic ${API_KEY}` },
+    { Authorization: API_KEY },
+    { Authorization: 'Bearer not-the-key-0123456789' },
+    { Authorization: `Bearer ${API_KEY}x` },
+    { Authorization: `Bearer  ${API_KEY} extra` },
+    { Authorization: [VALID_AUTH, VALID_AUTH] },
+    { Authorization: [VALID_AUTH, 'Bearer other-key-000000000000'] },
+  ),
+  // Managed keys: revoked, expired, mistyped, cut, lengthened (made before the runs).
+  fc.nat({ max: 4 }).map((i) => ({ Authorization: `Bearer ${refusedKeys[i] as string}` })),
+  // Whatever follows the managed keys' prefix, up to far longer than a key (but within the header limit).
+  fc
+    .oneof(
+      fc.stringMatching(/^[0-9A-Za-z_]{0,80}$/),
+      fc.integer({ min: 100, max: 12_000 }).map((n) => 'A'.repeat(n)),
+    )
+    .map((rest) => ({ Authorization: `Bearer asa_${rest}` })),
 );
 
 const status = fc.constantFrom('available', 'pending', 'sold');

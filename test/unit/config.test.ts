@@ -239,6 +239,13 @@ describe('loadConfig', () => {
     ]);
   });
 
+  test("when an API_KEYS entry or METRICS_TOKEN starts with the managed keys' prefix asa_, then it is refused (it would be read as a managed key)", () => {
+    expect(problemsOf({ API_KEYS: `${KEY},asa_0123456789abcdefghij`, METRICS_TOKEN: 'asa_metrics-token-012345' })).toEqual([
+      'API_KEYS entry 2 starts with asa_, the prefix of managed keys (npm run keys): an API_KEYS key must not',
+      'METRICS_TOKEN starts with asa_, the prefix of managed API keys: choose another token',
+    ]);
+  });
+
   test.each(['', 'abc', '3000.5', '-1', ' 3000', '0x10'])('when PORT=%j, then it is refused', (port) => {
     expect(problemsOf({ PORT: port, API_KEYS: KEY })[0]).toMatch(/^PORT must be an integer/);
   });

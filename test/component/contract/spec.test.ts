@@ -25,29 +25,38 @@ beforeAll(async () => {
 const op = (method: string, p: string) => doc.paths[p][method];
 
 describe('spec/openapi.yaml says what the seed says', () => {
-  test('when the spec is validated, then it is a valid OpenAPI 3.0 document (the server does not check this at start-up: this test and npm run contract do)', () => {
-    const { errors } = new OpenAPISchemaValidator({ version: 3 }).validate(doc as never);
+  test('when the spec is validated, then it is a valid OpenAPI 3.1 document (the server does not check this at start-up: this test and npm run contract do)', () => {
+    const { errors } = new OpenAPISchemaValidator({ version: 3.1 }).validate(doc as never);
     expect(errors).toEqual([]);
   });
 
-  test('when the spec is read, then it is OpenAPI 3.0.3, version 1.0.0, every server ending in /v1, production and staging among them', () => {
-    expect(doc.openapi).toBe('3.0.3');
+  test('when the spec is read, then it is OpenAPI 3.1.0, version 1.0.0, every server ending in /v1, production and staging among them', () => {
+    expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/v1', '/v1', '/v1']);
     expect(doc.servers.map((s: { description: string }) => s.description)).toEqual(expect.arrayContaining(['Production', 'Staging']));
     expect(spec.apiRoot).toBe('/v1');
   });
 
-  test('when the spec is read, then it has three operations, tagged animals, under a global HTTP bearer scheme', () => {
+  test('when the spec is read, then it has three operations, tagged animals, under a global HTTP bearer scheme, each naming the scope its key needs', () => {
     const animals = [...spec.operations.keys()].filter((id) => id !== 'getHealth' && id !== 'getReadiness');
     expect(animals.sort()).toEqual(['createPet', 'getPet', 'listPets']);
     expect(op('get', '/pets').operationId).toBe('listPets');
     expect(op('post', '/pets').operationId).toBe('createPet');
     expect(op('get', '/pets/{petId}').operationId).toBe('getPet');
-    for (const o of [op('get', '/pets'), op('post', '/pets'), op('get', '/pets/{petId}')]) {
-      expect(o.tags).toEqual(['animals']);
-      expect(o.security).toBeUndefined();
-    }
+    for (const o of [op('get', '/pets'), op('post', '/pets'), op('get', '/pets/{petId}')]) expect(o.tags).toEqual(['animals']);
+    // OpenAPI 3.1: role names on the bearer requirement; the server reads them from here (OperationFacts.scopes).
+    expect([op('get', '/pets').security, op('post', '/pets').security, op('get', '/pets/{petId}').security]).toEqual([
+      [{ bearerAuth: ['pets:read'] }],
+      [{ bearerAuth: ['pets:write'] }],
+      [{ bearerAuth: ['pets:read'] }],
+    ]);
+    expect(['listPets', 'createPet', 'getPet'].map((id) => spec.operations.get(id)?.scopes)).toEqual([
+      [['pets:read']],
+      [['pets:write']],
+      [['pets:read']],
+    ]);
+    expect(spec.scopes).toEqual(['pets:read', 'pets:write']);
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
@@ -69,7 +78,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(s.Error.properties.status.type).toBe('integer');
   });
 
-  test('when listPets is read, then limit is 1..100 default 20, status filters, 200 is Pets, 401 is documented', () => {
+  test('when listPets is read, then limit is 1..100 default 20, status filters, 200 is Pets, 401 and 403 are documented', () => {
     const o = op('get', '/pets');
     expect(o.parameters[0]).toMatchObject({
       name: 'limit',
@@ -85,22 +94,23 @@ describe('spec/openapi.yaml says what the seed says', () => {
     });
     expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pets' });
     expect(o.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+    expect(o.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
   });
 
-  test('when createPet is read, then its body is a required JSON NewPet, 201 is a Pet, 400 and 401 are documented', () => {
+  test('when createPet is read, then its body is a required JSON NewPet, 201 is a Pet, 400, 401 and 403 are documented', () => {
     const o = op('post', '/pets');
     expect(o.requestBody.required).toBe(true);
     expect(Object.keys(o.requestBody.content)).toEqual(['application/json']);
     expect(o.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NewPet' });
     expect(o.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pet' });
-    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['400', '401']));
+    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['400', '401', '403']));
   });
 
-  test('when getPet is read, then petId is int64, 200 is a Pet, 401 and 404 are documented, and it is deprecated with its sunset and successor', () => {
+  test('when getPet is read, then petId is int64, 200 is a Pet, 401, 403 and 404 are documented, and it is deprecated with its sunset and successor', () => {
     const o = op('get', '/pets/{petId}');
     expect(o.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } });
     expect(o.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Pet' });
-    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['401', '404']));
+    expect(Object.keys(o.responses)).toEqual(expect.arrayContaining(['401', '403', '404']));
     expect(o.deprecated).toBe(true);
     expect(o['x-sunset']).toBe('2030-12-05');
     expect(o['x-successor']).toBe('listPets');

@@ -8,7 +8,7 @@ import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/har
 // requests that are not "simple" (an Authorization header makes every API call one).
 const APP = 'https://app.example.com';
 const EXPOSED =
-  'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate,Accept-Encoding';
+  'RateLimit,RateLimit-Policy,Retry-After,Deprecation,Sunset,Link,Idempotent-Replayed,X-Request-Id,WWW-Authenticate,API-Key-Expiration,Accept-Encoding';
 const preflight = (t: TestApp, origin: string, method = 'POST') =>
   t.api
     .options('/v1/pets')

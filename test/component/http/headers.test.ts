@@ -7,12 +7,21 @@ import path from 'node:path';
 import type { Response, Test } from 'supertest';
 import { type Json, loadDocument } from '../../../scripts/spec-diff';
 import { projectRoot } from '../../../src/paths';
-import { type Pet, auth, buildNewPet, insertPets, startTestApp, type TestApp } from '../../support/harness';
+import { type Pet, buildNewPet, insertPets, issueKey, startTestApp, type TestApp } from '../../support/harness';
 
 const ORIGIN = 'https://shop.example';
 const realPostgres = process.env.TEST_DB_MODE !== 'embedded';
 /** As a page on an allowed origin sends it: CORS headers come back. */
 const fromShop = (test: Test) => test.set('Origin', ORIGIN);
+
+/** Each app's requests use a managed key with every scope that expires, so that API-Key-Expiration is sent too. */
+let key = '';
+const auth = (text = key) => ({ Authorization: `Bearer ${text}` });
+async function startWithKey(options: Parameters<typeof startTestApp>[0]): Promise<TestApp> {
+  const t = await startTestApp(options);
+  key = (await issueKey(t, { expiresInSeconds: 86_400 })).key;
+  return t;
+}
 
 let doc: Json;
 /** Every header name some response of the spec documents: the headers the contract gives meaning to. */
@@ -84,7 +93,7 @@ const seen = (operationId: string, status: string) => provoked.add(`${operationI
 describe('response headers, compared with the spec: a healthy service', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [ORIGIN] });
+    t = await startWithKey({ corsOrigins: [ORIGIN] });
   });
   afterAll(() => t.close());
 
@@ -131,6 +140,15 @@ describe('response headers, compared with the spec: a healthy service', () => {
     ['200', '400', '401', '404'].forEach((s) => seen('getPet', s));
   });
 
+  test('when a valid key lacks the scope an operation needs, then 403 carries exactly its documented headers', async () => {
+    const readOnly = (await issueKey(t, { scopes: ['pets:read'], expiresInSeconds: 3600 })).key;
+    const writeOnly = (await issueKey(t, { scopes: ['pets:write'], expiresInSeconds: 3600 })).key;
+    expectHeaders(await fromShop(t.api.post('/v1/pets').set(auth(readOnly))).send(buildNewPet()), 'createPet', '403');
+    expectHeaders(await fromShop(t.api.get('/v1/pets').set(auth(writeOnly))), 'listPets', '403');
+    expectHeaders(await fromShop(t.api.get('/v1/pets/1').set(auth(writeOnly))), 'getPet', '403');
+    ['listPets', 'createPet', 'getPet'].forEach((op) => seen(op, '403'));
+  });
+
   test('when a method a path does not have is asked for (a default response), then the headers are within what default documents', async () => {
     const onPets = await fromShop(t.api.delete('/v1/pets').set(auth()));
     expect(onPets.status).toBe(405);
@@ -162,7 +180,7 @@ describe('response headers, compared with the spec: a healthy service', () => {
 describe('response headers, compared with the spec: a key over its rate limit', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [ORIGIN], rateLimit: { requests: 1, windowSeconds: 3600 } });
+    t = await startWithKey({ corsOrigins: [ORIGIN], rateLimit: { requests: 1, windowSeconds: 3600 } });
   });
   afterAll(() => t.close());
 
@@ -178,7 +196,7 @@ describe('response headers, compared with the spec: a key over its rate limit', 
 describe('response headers, compared with the spec: operations still served by generated stubs', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [ORIGIN], stubs: ['listPets', 'createPet', 'getPet', 'getHealth', 'getReadiness'] });
+    t = await startWithKey({ corsOrigins: [ORIGIN], stubs: ['listPets', 'createPet', 'getPet', 'getHealth', 'getReadiness'] });
   });
   afterAll(() => t.close());
 
@@ -195,7 +213,7 @@ describe('response headers, compared with the spec: operations still served by g
 describe('response headers, compared with the spec: a database that lost its table', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [ORIGIN] });
+    t = await startWithKey({ corsOrigins: [ORIGIN] });
     await t.sql`DROP TABLE pets`;
   });
   afterAll(() => t.close());
@@ -212,7 +230,7 @@ describe('response headers, compared with the spec: a database that lost its tab
 (realPostgres ? describe : describe.skip)('response headers, compared with the spec: a table locked past the deadline', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [ORIGIN], deadlineMs: 1_000 });
+    t = await startWithKey({ corsOrigins: [ORIGIN], deadlineMs: 1_000 });
   });
   afterAll(() => t.close());
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { apiKeysClientId } from '../../../src/http/auth';
 import { createApp } from '../../../src/app';
 import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
@@ -46,7 +46,6 @@ const parse = (header: string | undefined) =>
 const spend = async (api: TestApp['api'], key: string, n: number) => {
   for (let i = 0; i < n; i++) await api.get('/v1/pets').set(auth(key)).expect(200);
 };
-const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 
 describe('rate limiting per API key', () => {
   test('when a key makes more requests than its limit, then the excess gets 429 with Retry-After and the RateLimit headers', async () => {
@@ -80,7 +79,7 @@ describe('rate limiting per API key', () => {
     const missing = await t.api.get('/v1/pets').expect(401);
     const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
     for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
-    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${sha256('not-a-key-0123456789')}`).toHaveLength(0);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE client_id = ${apiKeysClientId('not-a-key-0123456789')}`).toHaveLength(0);
   });
 
   test('when the probes are called, then they are not limited', async () => {
@@ -88,12 +87,12 @@ describe('rate limiting per API key', () => {
     await t.api.get('/readyz').expect(200);
   });
 
-  test('when a key makes requests, then the counts are in PostgreSQL, under the SHA-256 of the key, where every instance sees them', async () => {
+  test('when a key makes requests, then the counts are in PostgreSQL, under the client the key belongs to, where every instance sees them', async () => {
     await spend(t.api, KEYS.counted, 2);
     // What the process reserved and did not spend goes back: the count is what was spent.
     await t.rateLimiter?.flush();
-    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(KEYS.counted)}`).toEqual([{ count: 2 }]);
-    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE owner = ${KEYS.counted}`).toHaveLength(0);
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${apiKeysClientId(KEYS.counted)}`).toEqual([{ count: 2 }]);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE client_id = ${KEYS.counted}`).toHaveLength(0);
   });
 
   test('when a second instance runs on the same database, then it refuses a spent key at once, and what it counts reaches the first', async () => {
@@ -189,17 +188,19 @@ describe('rate limiting under concurrent bursts', () => {
     expect(passed).toBe(BURST_LIMIT);
     // The count in the database is what was spent: the part of a reservation that was not granted went back.
     await Promise.all([b.rateLimiter?.flush(0), secondLimiter.flush(0)]);
-    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${sha256(keys[1] as string)}`).toEqual([{ count: BURST_LIMIT }]);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${apiKeysClientId(keys[1] as string)}`).toEqual([
+      { count: BURST_LIMIT },
+    ]);
   });
 
   test('when a process holds requests it reserved and the key goes quiet there, then it gives them back and another instance spends them', async () => {
     const key = keys[2] as string;
-    const owner = sha256(key);
+    const owner = apiKeysClientId(key);
     // One request: the process reserves an eighth of the window (6) and spends one.
     expect(await burst([first.origin], key, 1)).toEqual({ passed: 1, refused: 0 });
-    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${owner}`).toEqual([{ count: 6 }]);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${owner}`).toEqual([{ count: 6 }]);
     await b.rateLimiter?.flush(0);
-    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE owner = ${owner}`).toEqual([{ count: 1 }]);
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${owner}`).toEqual([{ count: 1 }]);
     expect(await burst([second.origin], key, 100)).toEqual({ passed: BURST_LIMIT - 1, refused: 100 - BURST_LIMIT + 1 });
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { apiKeysClientId } from '../../../src/http/auth';
 import { sweepExpired } from '../../../src/store';
 import { API_KEY, OTHER_API_KEY, type Pet, auth, buildNewPet, testAppForFile } from '../../support/harness';
 
@@ -8,7 +8,7 @@ const t = testAppForFile();
 let n = 0;
 const newKey = () => `idem-${Date.now()}-${++n}`;
 const petsNamed = async (name: string) => t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE name = ${name}`;
-const owner = (key: string) => createHash('sha256').update(key).digest('hex');
+const owner = apiKeysClientId;
 
 const create = (body: object, key?: string, apiKey = API_KEY) => {
   const req = t.api.post('/v1/pets').set(auth(apiKey));
@@ -75,21 +75,21 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     const key = newKey();
     const body = buildNewPet();
     const first = await create(body, key).expect(201);
-    await t.sql`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE owner = ${owner(API_KEY)} AND key = ${key}`;
+    await t.sql`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE client_id = ${owner(API_KEY)} AND key = ${key}`;
     const second = await create(body, key).expect(201);
     expect(second.body.id).not.toBe(first.body.id);
     expect(second.headers['idempotent-replayed']).toBeUndefined();
     const rows = await t.sql<
       { alive: boolean }[]
-    >`SELECT expires_at > now() AS alive FROM idempotency_keys WHERE owner = ${owner(API_KEY)} AND key = ${key}`;
+    >`SELECT expires_at > now() AS alive FROM idempotency_keys WHERE client_id = ${owner(API_KEY)} AND key = ${key}`;
     expect(rows.map((r) => r.alive)).toEqual([true]);
   });
 
-  test('when a create is recorded, then the record is kept for 24 hours by default, under the SHA-256 of the API key, never the key itself', async () => {
+  test('when a create is recorded, then the record is kept for 24 hours by default, under the client of the key, never the key itself', async () => {
     const key = newKey();
     await create(buildNewPet(), key).expect(201);
     const [row] = await t.sql<{ owner: string; hours: number }[]>`
-      SELECT owner, round(extract(epoch FROM expires_at - created_at) / 3600)::int AS hours FROM idempotency_keys WHERE key = ${key}`;
+      SELECT client_id AS owner, round(extract(epoch FROM expires_at - created_at) / 3600)::int AS hours FROM idempotency_keys WHERE key = ${key}`;
     expect(row).toEqual({ owner: owner(API_KEY), hours: 24 });
   });
 
@@ -159,15 +159,15 @@ describe('POST /v1/pets with an Idempotency-Key', () => {
     await create(buildNewPet(), stale).expect(201);
     await t.sql`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ${stale}`;
     const now = Math.floor(Date.now() / 1000);
-    await t.sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES ('old-window', ${now - 2 * 86_400}, 5), ('this-window', ${now}, 5)`;
+    await t.sql`INSERT INTO rate_limit_counts (client_id, window_start, count) VALUES ('old-window', ${now - 2 * 86_400}, 5), ('this-window', ${now}, 5)`;
     await sweepExpired(t.sql);
     expect((await t.sql<{ key: string }[]>`SELECT key FROM idempotency_keys WHERE key IN (${live}, ${stale})`).map((r) => r.key)).toEqual([
       live,
     ]);
     expect(
-      (await t.sql<{ owner: string }[]>`SELECT owner FROM rate_limit_counts WHERE owner IN ('old-window', 'this-window')`).map(
-        (r) => r.owner,
-      ),
+      (
+        await t.sql<{ owner: string }[]>`SELECT client_id AS owner FROM rate_limit_counts WHERE client_id IN ('old-window', 'this-window')`
+      ).map((r) => r.owner),
     ).toEqual(['this-window']);
   });
 });

@@ -1,13 +1,13 @@
 import pino from 'pino';
 import { type LoggingOptions, type RequestLogFields, createLogging, isoTimeByMillisecond } from '../../../src/ops/logger';
-import { auth, buildNewPet, testAppForFile } from '../../support/harness';
+import { auth, buildNewPet, issueKey, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();
 
 const lineFor = (requestId: string | undefined) => t.logs().find((l) => l.req?.id === requestId);
 
 describe('request logs (pino, one JSON line per request)', () => {
-  test('when a request succeeds, then its line names the request id, route, operation, status, duration and key, never the key itself', async () => {
+  test('when a request succeeds, then its line names the request id, route, operation, status, duration, key and client, never the key itself', async () => {
     const res = await t.api.post('/v1/pets').set(auth()).set('X-Request-Id', 'req-create-1').send(buildNewPet()).expect(201);
     expect(res.headers['x-request-id']).toBe('req-create-1');
     const line = lineFor('req-create-1');
@@ -19,13 +19,23 @@ describe('request logs (pino, one JSON line per request)', () => {
         res: { statusCode: 201 },
         route: '/v1/pets',
         operationId: 'createPet',
-        apiKey: expect.stringMatching(/^key:[0-9a-f]{8}$/),
+        apiKey: expect.stringMatching(/^env:[0-9a-f]{16}$/),
+        client: line?.apiKey,
         responseTime: expect.any(Number),
       }),
     );
     const all = JSON.stringify(t.logs());
     expect(all).not.toContain('test-key-0123456789abcdef');
     expect(all).not.toMatch(/authorization/i);
+  });
+
+  test('when a managed key is used, then the line names the key by its id and the client by its name, never the secret', async () => {
+    const issued = await issueKey(t, { client: 'logged-dashboard' });
+    const res = await t.api.get('/v1/pets').set(auth(issued.key)).expect(200);
+    expect(lineFor(res.headers['x-request-id'])).toEqual(
+      expect.objectContaining({ apiKey: issued.listing.prefix, client: 'logged-dashboard', res: { statusCode: 200 } }),
+    );
+    expect(JSON.stringify(t.logs())).not.toContain(issued.key.slice(issued.listing.prefix.length));
   });
 
   test('when no request id is sent, or an unusable one, then one is made and echoed', async () => {
@@ -56,7 +66,8 @@ describe('the request line writer (src/ops/logger.ts)', () => {
       responseTime: 3,
       operationId: 'listPets',
       route: '/v1/pets',
-      apiKey: 'key:0123abcd',
+      apiKey: 'asa_0123abcdEFGH',
+      client: 'dashboard',
     },
     {
       req: { id: 'a"b\\c\u0001', method: 'DELETE', path: '/v1/pets/"%22\\' },

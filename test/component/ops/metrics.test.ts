@@ -26,15 +26,15 @@ describe('GET /metrics (Prometheus)', () => {
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
     await t.api.get('/v1/pets?limit=0').set(auth()).expect(400);
     await t.api.get('/v1/pets').expect(401);
-    const key = t.logs().find((l) => l.operationId === 'getPet')?.apiKey;
-    expect(key).toMatch(/^key:[0-9a-f]{8}$/);
+    const client = t.logs().find((l) => l.operationId === 'getPet')?.client;
+    expect(client).toMatch(/^env:[0-9a-f]{16}$/);
 
     const res = await supertest(t.app).get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const m = parse(res.text);
-    // Without METRICS_TOKEN, on the API port: no key fingerprint, no Node.js version.
-    expect(res.text).not.toContain(key);
-    expect(res.text).not.toContain('apiKey=');
+    // Without METRICS_TOKEN, on the API port: no caller, no Node.js version.
+    expect(res.text).not.toContain(client);
+    expect(res.text).not.toContain('client=');
     expect(res.text).not.toContain('nodejs_version_info');
     expect(res.text).not.toContain(process.version);
     expect(m.get('animal_store_http_requests_total{operationId="getPet",status="200"}')).toBe(2);
@@ -45,13 +45,13 @@ describe('GET /metrics (Prometheus)', () => {
     expect(m.get('process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 
-  test('when the metrics app of METRICS_PORT is asked, then it shows every metric: deprecated calls by key fingerprint, and the Node.js version', async () => {
+  test('when the metrics app of METRICS_PORT is asked, then it shows every metric: deprecated calls by client, and the Node.js version', async () => {
     const pet = await insertPet(t.sql, { name: 'Counted again', categoryId: 1, status: 'available' });
     await t.api.get(`/v1/pets/${pet.id}`).set(auth()).expect(200);
-    const key = t.logs().find((l) => l.operationId === 'getPet')?.apiKey;
+    const client = t.logs().find((l) => l.operationId === 'getPet')?.client;
     const own = createMetricsApp(t.metrics);
     const m = parse((await supertest(own).get('/metrics').expect(200)).text);
-    expect(m.get(`animal_store_deprecated_calls_total{operationId="getPet",apiKey="${key}"}`)).toBeGreaterThanOrEqual(1);
+    expect(m.get(`animal_store_deprecated_calls_total{operationId="getPet",client="${client}"}`)).toBeGreaterThanOrEqual(1);
     expect([...m.keys()].some((k) => k.startsWith('animal_store_deprecated_calls_total{operationId="listPets"'))).toBe(false);
     expect([...m.keys()].some((k) => k.startsWith(`nodejs_version_info{version="${process.version}"`))).toBe(true);
     expect(m.get('animal_store_http_requests_total{operationId="getPet",status="200"}')).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { apiKeysClientId } from '../../../src/http/auth';
 import { type Sql, connect } from '../../../src/store/db';
 import { migrate, readMigrations } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
@@ -26,9 +28,33 @@ describe('migrations', () => {
   test('when the database is empty, then every migration is applied once and recorded', async () => {
     const all = readMigrations();
     expect(await migrate(sql)).toEqual(all.map((m) => m.version));
-    expect(await tables()).toEqual(['idempotency_keys', 'pets', 'rate_limit_counts', 'schema_migrations', 'signing_keys']);
+    expect(await tables()).toEqual([
+      'api_clients',
+      'api_key_audit',
+      'api_key_revision',
+      'api_keys',
+      'idempotency_keys',
+      'pets',
+      'rate_limit_counts',
+      'schema_migrations',
+      'signing_keys',
+    ]);
     const recorded = await sql`SELECT version, name, checksum FROM schema_migrations ORDER BY version`;
     expect(recorded.map((r) => ({ ...r }))).toEqual(all.map(({ version, name, checksum }) => ({ version, name, checksum })));
+  });
+
+  test('when records made under API_KEYS (owned by the key) exist before the keys migration, then they belong to the client of that key after it', async () => {
+    const before = readMigrations().filter((m) => m.version < 5);
+    await migrate(sql, before);
+    const digest = createHash('sha256').update('an-api-keys-key-0123456789').digest('hex');
+    await sql`
+      INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
+      VALUES (${digest}, 'k-1', 'f', 201, '{}', now() + interval '1 hour')`;
+    await sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES (${digest}, 60, 7)`;
+    expect(await migrate(sql)).toEqual([5]);
+    const client = apiKeysClientId('an-api-keys-key-0123456789');
+    expect(await sql`SELECT client_id, key FROM idempotency_keys`).toEqual([{ client_id: client, key: 'k-1' }]);
+    expect(await sql`SELECT client_id, count FROM rate_limit_counts`).toEqual([{ client_id: client, count: 7 }]);
   });
 
   test('when they are applied again, then nothing changes', async () => {

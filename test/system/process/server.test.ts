@@ -41,7 +41,7 @@ describe('the server process (npm start)', () => {
       await fetch(`${server.baseUrl}/pets/1`, { headers: { Authorization: 'Bearer metrics-port-key-0123456789' } });
       const text = await (await fetch(metricsUrl)).text();
       expect(text).toContain('nodejs_version_info');
-      expect(text).toMatch(/animal_store_deprecated_calls_total\{operationId="getPet",apiKey="key:[0-9a-f]{8}"\} 1/);
+      expect(text).toMatch(/animal_store_deprecated_calls_total\{operationId="getPet",client="env:[0-9a-f]{16}"\} 1/);
       const onApiPort = await fetch(`${server.origin}/metrics`);
       expect(onApiPort.status).toBe(404);
     } finally {

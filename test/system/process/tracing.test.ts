@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from '../../../src/store/db';
+import { createKey } from '../../../src/store/keyAdmin';
+import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';
 import { type Proxy, proxyTo } from '../../support/proxy';
@@ -43,8 +46,14 @@ describe('OpenTelemetry traces', () => {
     let created: { id: number };
     let statuses: Record<string, number>;
     let metrics: { type: string | null; text: string };
+    /** A managed key, used once and kept out of every span as the API_KEYS key is. */
+    let managed: string;
 
     beforeAll(async () => {
+      const sql = connect(db.url, { max: 1 });
+      await migrate(sql);
+      managed = (await createKey(sql, { client: 'traced', scopes: ['pets:read'], actor: 'test' })).key;
+      await sql.end();
       receiver = await startOtlpReceiver();
       proxy = await proxyTo(db.url);
       server = await startServer({
@@ -75,6 +84,7 @@ describe('OpenTelemetry traces', () => {
         headers: { ...auth, traceparent: `00-${unsampled}-${hexId(8)}-00` },
       });
       const refused = await fetch(`${server.baseUrl}/pets`);
+      const withManaged = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${managed}` } });
       const scraped = await fetch(`${server.origin}/metrics`);
       metrics = { type: scraped.headers.get('content-type'), text: await scraped.text() };
       // The database goes away: the next read is a 503, its span in error.
@@ -85,6 +95,7 @@ describe('OpenTelemetry traces', () => {
         malformed: malformed.status,
         notSampled: notSampled.status,
         refused: refused.status,
+        withManaged: withManaged.status,
         unavailable: unavailable.status,
       };
       // The last spans are exported at shutdown.
@@ -110,7 +121,7 @@ describe('OpenTelemetry traces', () => {
     };
 
     test('when the requests were answered, then they were answered as without tracing', () => {
-      expect(statuses).toEqual({ create: 201, malformed: 200, notSampled: 200, refused: 401, unavailable: 503 });
+      expect(statuses).toEqual({ create: 201, malformed: 200, notSampled: 200, refused: 401, withManaged: 200, unavailable: 503 });
       expect(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf')).toBe(true);
     });
 
@@ -201,9 +212,9 @@ describe('OpenTelemetry traces', () => {
       const span = one(trace(caller.traceId), 'POST /v1/pets');
       const line = logLines(server).find((l) => l.req?.method === 'POST');
       expect(line).toMatchObject({ msg: 'request completed', trace_id: caller.traceId, span_id: span.spanId });
-      // Every request's line (the readiness polls apart), the unsampled one, the 401 and the scrape included.
+      // Every request's line (the readiness polls apart), the unsampled one, the 401, the managed key's and the scrape included.
       const requestLines = logLines(server).filter((l) => l.req && l.req.path !== '/readyz');
-      expect(requestLines).toHaveLength(6);
+      expect(requestLines).toHaveLength(7);
       for (const l of requestLines)
         expect(l).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
       expect(logLines(server).find((l) => l.req?.path === `/v1/pets` && l.res?.statusCode === 200)).toMatchObject({ trace_id: unsampled });
@@ -225,6 +236,7 @@ describe('OpenTelemetry traces', () => {
       expect(receiver.spans.length).toBeGreaterThan(8);
       const exported = JSON.stringify(receiver.spans, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       expect(exported).not.toContain(KEY);
+      expect(exported).not.toContain(managed.slice(17, 49));
       expect(exported.toLowerCase()).not.toContain('authorization');
       expect(exported.toLowerCase()).not.toContain('bearer');
       expect(exported).not.toContain(marker);

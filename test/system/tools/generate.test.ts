@@ -32,6 +32,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     expect(r.stdout.trim().split('\n')).toEqual([
       'updated generated/openapi.ts',
       'updated generated/handlers.ts',
+      'updated generated/security.ts',
       'created src/handlers/countPets.ts (a stub answering 501 not_implemented: fill it in)',
       'created test/component/operations/countPets.test.ts (a test.todo per documented response)',
     ]);
@@ -46,7 +47,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     for (const line of [
       "'200: The count.'",
       "'401: Missing or invalid API key.'",
-      "'429: This API key is over its rate limit; retry after the given delay.'",
+      "'429: The client this API key belongs to is over its rate limit; retry after the given delay.'",
       "'501: This build does not implement the operation yet: `npm run generate` made a'",
       "'default: Any other failure, for example 405 (method not allowed on a known path,'",
     ]) {

@@ -351,6 +351,10 @@ add(
   (d) => (d.components.securitySchemes.bearerAuth = { type: 'apiKey', in: 'header', name: 'Authorization' }),
 );
 add('security-requirement-loosened', 'info', 'a second way to authenticate', (d) => (d.security = [{ bearerAuth: [] }, { apiKey: [] }]));
+add('security-roles-stated', 'info', 'role names on the bearer scheme, moving from OpenAPI 3.0 to 3.1', (d) => {
+  d.openapi = '3.1.0';
+  list(d).security = [{ bearerAuth: ['things:read'] }];
+});
 add('description-changed', 'info', 'a summary changed', (d) => (list(d).summary = 'List the things'));
 
 // ---------------------------------------------------------------- parameters and their serialisation
@@ -929,6 +933,30 @@ describe('spec diff: the smaller cases graded as their clients meet them', () =>
 
   test("when an operation's requirement asks for a scope less, then every token that worked still works (info)", () => {
     expect(rules(diff(oauth, (d) => (list(d).security = [{ oauth: ['things:read'] }])))).toEqual(['security-requirement-loosened info']);
+  });
+
+  test('when a 3.1 version names roles on the bearer scheme against a 3.0 one, then they are stated (info), and a scheme changed with them is still an error', () => {
+    const to31 = (d: Json) => {
+      d.openapi = '3.1.0';
+      list(d).security = [{ bearerAuth: ['things:read'] }];
+    };
+    expect(rules(diff(undefined, to31))).toEqual(['security-roles-stated info']);
+    const changed = diff(undefined, (d) => {
+      to31(d);
+      d.components.securitySchemes.bearerAuth = { type: 'apiKey', in: 'header', name: 'Authorization' };
+    });
+    // Every operation meets the changed scheme; the one that names the roles states them too.
+    expect([...new Set(rules(changed))].sort()).toEqual(['security-requirement-changed error', 'security-roles-stated info']);
+  });
+
+  test('when a 3.1 version adds a role to what an older 3.1 version asked for, then keys without it fail (error); one role less is info', () => {
+    const with31 = (roles: string[]) => (d: Json) => {
+      d.openapi = '3.1.0';
+      list(d).security = [{ bearerAuth: roles }];
+    };
+    expect(rules(diff(with31([]), with31(['things:read'])))).toEqual(['security-requirement-changed error']);
+    expect(rules(diff(with31(['things:read']), with31(['things:read', 'things:admin'])))).toEqual(['security-requirement-changed error']);
+    expect(rules(diff(with31(['things:read', 'things:admin']), with31(['things:read'])))).toEqual(['security-requirement-loosened info']);
   });
 
   test("when an operation's requirement asks for a scope more, then tokens without it fail (error)", () => {
