@@ -68,6 +68,8 @@ export interface paths {
          *     during the walk never make an earlier animal appear twice or one that
          *     existed throughout go missing. A page deep in the catalogue costs what
          *     the first page costs.
+         *
+         *     Needs a key with the scope `pets:read`.
          */
         get: operations["listPets"];
         put?: never;
@@ -75,6 +77,8 @@ export interface paths {
          * Add an animal
          * @description Adds an animal and returns it with the `id` the service assigned.
          *     `name` and `categoryId` are required; `status` defaults to `available`.
+         *
+         *     Needs a key with the scope `pets:write`.
          */
         post: operations["createPet"];
         delete?: never;
@@ -99,6 +103,8 @@ export interface paths {
          *     `GET /pets` with the `status` filter instead. Every response of this
          *     operation carries the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and
          *     `Link` (`rel="successor-version"`) headers.
+         *
+         *     Needs a key with the scope `pets:read`.
          */
         get: operations["getPet"];
         put?: never;

@@ -85,7 +85,7 @@ async function serve(
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
   // The managed keys, in memory, refreshed from the primary every 250 ms (never from the replica).
-  const keyRegistry = createKeyRegistry(sql, { logger, isReady: () => preparation.pendingReason() === undefined });
+  const keyRegistry = createKeyRegistry(sql, { logger, after: preparation.done });
   // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
   const replicaSql =
     config.databaseReplicaUrl === undefined

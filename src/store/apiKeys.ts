@@ -38,8 +38,8 @@ export interface KeyRegistry {
 
 export interface KeyRegistryOptions {
   logger: Logger;
-  /** False while start-up is still migrating the database: no refresh is tried (and none is logged as failed) until then. */
-  isReady?: () => boolean;
+  /** Start-up's migration of the database: the first read waits for it (and is not logged as failed before it). */
+  after?: Promise<unknown>;
   /** How often the revision is polled (default 250 ms). */
   refreshMs?: number;
   /** How old the last successful refresh may be before keys are not honoured (default 1 s): the bound on a revocation. */
@@ -80,7 +80,7 @@ const recordOf = (row: KeyRow): ApiKeyRecord => ({
  */
 export function createKeyRegistry(
   sql: Sql,
-  { logger, isReady = () => true, refreshMs = 250, maxStaleMs = KEY_MAX_STALE_MS, lastUseEveryMs = 60_000 }: KeyRegistryOptions,
+  { logger, after = Promise.resolve(), refreshMs = 250, maxStaleMs = KEY_MAX_STALE_MS, lastUseEveryMs = 60_000 }: KeyRegistryOptions,
 ): KeyRegistry {
   const keys = new Map<string, ApiKeyRecord>();
   let seen = -1;
@@ -138,10 +138,8 @@ export function createKeyRegistry(
   const tick = async () => {
     const started = Date.now();
     try {
-      if (isReady()) {
-        await refresh();
-        await writeUses();
-      }
+      await refresh();
+      await writeUses();
     } catch (err) {
       if (Date.now() - lastFailureLog >= 10_000) {
         lastFailureLog = Date.now();
@@ -150,7 +148,13 @@ export function createKeyRegistry(
     }
     if (!stopped) timer = setTimeout(() => void tick(), Math.max(0, refreshMs - (Date.now() - started)));
   };
-  void tick();
+  // A failed preparation stops the process (src/main.ts): nothing to read then.
+  after.then(
+    () => {
+      if (!stopped) void tick();
+    },
+    () => {},
+  );
 
   return {
     ready,

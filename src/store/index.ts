@@ -1,5 +1,6 @@
 import type { KeyRegistry } from './apiKeys';
 import { type Sql, withDeadline } from './db';
+import { NotReadyError } from './errors';
 import { type HealthCheck, createHealthCheck } from './health';
 import { type PetStore, createPetStore } from './pets';
 import type { DatabasePreparation } from './prepare';
@@ -23,14 +24,16 @@ export interface StoreOptions {
 
 /** Everything the handlers read and write, over one pool. */
 export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, reads, keys }: StoreOptions): Stores {
+  // Not ready while start-up prepares the database, and then until the keys are first read: the
+  // service serves from the moment /readyz says so, and not before (a managed key would get 503).
+  const pendingReason = () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined);
+  const assertReady = () => {
+    preparation?.assertReady();
+    if (keys && !keys.loaded()) throw new NotReadyError('The service is starting (connecting); retry shortly');
+  };
   return {
-    pets: createPetStore(sql, {
-      idempotencyTtlSeconds,
-      assertReady: preparation?.assertReady,
-      read: reads && ((query) => reads.read(query)),
-    }),
-    // Not ready while start-up prepares the database, and then until the keys are read (requests with one would get 503).
-    health: createHealthCheck(sql, () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined)),
+    pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady, read: reads && ((query) => reads.read(query)) }),
+    health: createHealthCheck(sql, pendingReason),
   };
 }
 

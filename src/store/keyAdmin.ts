@@ -71,6 +71,11 @@ const listingQuery = (q: Sql | Tx) => q`
          k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", k.replaces, k.note
   FROM api_keys k JOIN api_clients c ON c.id = k.client_id`;
 
+/** A key's row as this transaction sees it (one it made or changed). */
+async function rowOf(tx: Tx, id: string): Promise<ListingRow> {
+  return onlyRow(await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${id}`, 'api_keys');
+}
+
 const listingOf = ({ clientId: _c, ...row }: ListingRow): KeyListing => ({
   ...row,
   prefix: displayPrefix(row.id),
@@ -97,8 +102,7 @@ async function insertKey(
     INSERT INTO api_keys (id, client_id, prefix, digest, scopes, note, expires_at, replaces, revision)
     VALUES (${minted.id}, ${key.clientId}, ${displayPrefix(minted.id)}, ${minted.digest}, ${key.scopes.join(' ')}, ${key.note},
             now() + make_interval(secs => ${seconds}::float8), ${key.replaces}, ${revision})`;
-  const [row] = await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${minted.id}`;
-  return { text: minted.text, row: row as ListingRow };
+  return { text: minted.text, row: await rowOf(tx, minted.id) };
 }
 
 /** A new key for the client named `client`, which is made when it does not exist. */
@@ -164,16 +168,16 @@ export function rotateKey(
       SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => ${args.graceSeconds}::float8)),
           revision = ${revision}
       WHERE id = ${old.id}`;
-    const [after] = await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${old.id}`;
+    const after = await rowOf(tx, old.id);
     const change = await audit(tx, {
       actor: args.actor,
       action: 'rotate',
       keyId: old.id,
       clientId: old.clientId,
       client: old.client,
-      details: { successor: row.id, graceSeconds: args.graceSeconds, expiresAt: after?.expiresAt, successorExpiresAt: row.expiresAt },
+      details: { successor: row.id, graceSeconds: args.graceSeconds, expiresAt: after.expiresAt, successorExpiresAt: row.expiresAt },
     });
-    return { key: text, listing: listingOf(row), old: listingOf(after as ListingRow), change };
+    return { key: text, listing: listingOf(row), old: listingOf(after), change };
   });
 }
 
@@ -184,16 +188,16 @@ export function revokeKey(sql: Sql, args: { id: string; actor: string }): Promis
     const key = await lockedKey(tx, args.id);
     if (key.revokedAt) return { listing: listingOf(key), change: undefined };
     await tx`UPDATE api_keys SET revoked_at = now(), revision = ${revision} WHERE id = ${key.id}`;
-    const [after] = await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${key.id}`;
+    const after = await rowOf(tx, key.id);
     const change = await audit(tx, {
       actor: args.actor,
       action: 'revoke',
       keyId: key.id,
       clientId: key.clientId,
       client: key.client,
-      details: { revokedAt: after?.revokedAt },
+      details: { revokedAt: after.revokedAt },
     });
-    return { listing: listingOf(after as ListingRow), change };
+    return { listing: listingOf(after), change };
   });
 }
 

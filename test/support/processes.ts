@@ -68,3 +68,15 @@ export function reap(child: ChildProcess): void {
     // ESRCH: nothing left.
   }
 }
+
+/** `npm run -s <script> -- <args>` in the project, as an operator runs it; resolves with its exit status and output. */
+export function npmRun(script: string, args: string[], env: Record<string, string | undefined>) {
+  const child = spawn('npm', ['run', '-s', script, '--', ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c) => (stdout += c));
+  child.stderr?.on('data', (c) => (stderr += c));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (status) => resolve({ status, stdout, stderr })),
+  );
+}

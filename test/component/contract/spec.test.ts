@@ -57,6 +57,9 @@ describe('spec/openapi.yaml says what the seed says', () => {
       [['pets:read']],
     ]);
     expect(spec.scopes).toEqual(['pets:read', 'pets:write']);
+    // The reference page shows no role names of an http scheme: each description says them, as the requirement does.
+    for (const o of [op('get', '/pets'), op('post', '/pets'), op('get', '/pets/{petId}')])
+      expect(o.description).toContain(`Needs a key with the scope \`${(o.security[0].bearerAuth as string[]).join('` and `')}\`.`);
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });

@@ -315,7 +315,7 @@ describe('managed API keys: start-up', () => {
     const sql = connect(await urlOf(t), { max: 1 });
     const { logging } = captureLogs('silent');
     // As while start-up still migrates the database: the registry does not read it yet.
-    const keys = createKeyRegistry(sql, { logger: logging.logger, isReady: () => false });
+    const keys = createKeyRegistry(sql, { logger: logging.logger, after: new Promise(() => {}) });
     try {
       const spec = await loadSpec();
       const app = await createApp({
@@ -330,6 +330,9 @@ describe('managed API keys: start-up', () => {
       const ready = await api.get('/readyz').expect(503);
       expect(ready.body).toEqual({ code: 'service_unavailable', message: 'Not ready: connecting', status: 503 });
       await api.get('/v1/pets').set(auth(key)).expect(503);
+      // Nor does an API_KEYS key reach the database before the service says it is ready.
+      const early = await api.get('/v1/pets').set(auth(API_KEY)).expect(503);
+      expect(early.body.message).toBe('The service is starting (connecting); retry shortly');
     } finally {
       await keys.stop();
       await sql.end();

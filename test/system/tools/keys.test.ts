@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Sql, connect } from '../../../src/store/db';
-import { projectRoot } from '../../../src/paths';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { call } from '../../support/load';
-import { reapAll, startServer, stop } from '../../support/processes';
+import { npmRun, reapAll, startServer, stop } from '../../support/processes';
 
 // npm run keys as an operator runs it: against DATABASE_URL, and against the embedded PostgreSQL of a running npm start.
 let db: TestDatabase;
@@ -21,16 +19,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-function keys(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: db.url }) {
-  const child = spawn('npm', ['run', '-s', 'keys', '--', ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (status) => resolve({ status, stdout, stderr })),
-  );
-}
+const keys = (args: string[], env: Record<string, string | undefined> = { DATABASE_URL: db.url }) => npmRun('keys', args, env);
 const KEY = /\basa_[0-9A-Za-z]{12}_[0-9A-Za-z]{38}\b/g;
 const jsonLines = (text: string) =>
   text

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { type Sql, connect, onlyRow } from '../../../src/store/db';
-import { projectRoot } from '../../../src/paths';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { npmRun as runNpm } from '../../support/processes';
 
 // The data scripts as an operator runs them: npm run db:migrate / db:seed against DATABASE_URL.
 // Spawned asynchronously: the embedded test database may be served by this very process.
@@ -16,16 +15,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-function npmRun(script: string, args: string[] = [], env: Record<string, string | undefined> = { DATABASE_URL: db.url }) {
-  const child = spawn('npm', ['run', '-s', script, '--', ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (status) => resolve({ status, stdout, stderr })),
-  );
-}
+const npmRun = (script: string, args: string[] = [], env: Record<string, string | undefined> = { DATABASE_URL: db.url }) =>
+  runNpm(script, args, env);
 const count = async () => onlyRow(await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pets`, 'count(*)').n;
 
 describe('npm run db:migrate', () => {
@@ -33,10 +24,10 @@ describe('npm run db:migrate', () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\napplied 0004_create_signing_keys\n4 migration(s) applied; the database is at 4',
+      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\napplied 0004_create_signing_keys\napplied 0005_create_api_keys\n5 migration(s) applied; the database is at 5',
     );
     const again = await npmRun('db:migrate');
-    expect(again.stdout).toContain('up to date: the database is at 4');
+    expect(again.stdout).toContain('up to date: the database is at 5');
   }, 30_000);
 
   test('when DATABASE_URL is unset, then it says what it needs', async () => {
