@@ -33,7 +33,7 @@ export interface Config {
   metricsToken: string | undefined;
   /** METRICS_PORT: GET /metrics is served on this port of HOST (every metric), and not on PORT. */
   metricsPort: number | undefined;
-  /** Requests each API key may make per window, counted across every instance; undefined: no limit. */
+  /** Requests each client (all of its API keys) may make per window, counted across every instance; undefined: no limit. */
   rateLimit: RateLimit | undefined;
   /** How long an Idempotency-Key is remembered, in seconds. */
   idempotencyTtlSeconds: number;

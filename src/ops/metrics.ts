@@ -18,7 +18,7 @@ export interface ReplicaMetrics {
 /**
  * Two views of one set of metrics. `registry`, the public view, is what GET /metrics shows a
  * caller without a token on the API port: nothing in it names a caller or the runtime.
- * `fullRegistry` adds what does: deprecated calls by API key fingerprint and the Node.js
+ * `fullRegistry` adds what does: deprecated calls by client and the Node.js
  * version (`nodejs_version_info`); it is served on METRICS_PORT, or on the API port with METRICS_TOKEN.
  */
 export function createMetrics({
