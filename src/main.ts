@@ -84,8 +84,14 @@ async function serve(
     process.exit(EXIT_REFUSED);
   });
   const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
-  // The managed keys, in memory, refreshed from the primary every 250 ms (never from the replica).
-  const keyRegistry = createKeyRegistry(sql, { logger, after: preparation.done });
+  // The managed keys, in memory, refreshed from the primary every 250 ms (never from the replica), on a
+  // connection of their own: sharing the request pool behind PgBouncer, a request occasionally waited out
+  // its deadline on the connection of a statement cancelled through the pooler (docs/operations.md, Keys).
+  const keysSql = connect(embedded?.url ?? (config.databaseUrl as string), {
+    max: 1,
+    poolMode: embedded ? 'session' : config.databasePoolMode,
+  });
+  const keyRegistry = createKeyRegistry(keysSql, { logger, after: preparation.done });
   // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
   const replicaSql =
     config.databaseReplicaUrl === undefined
@@ -144,7 +150,7 @@ async function serve(
     await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     reads?.stop();
     await Promise.race([keyRegistry.stop(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-    await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 })]);
+    await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 }), keysSql.end({ timeout: 1 })]);
     await embedded?.stop();
     // The spans of the last requests, exported (within the exporter's timeout) before the process ends.
     await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'exporting the last spans failed'));

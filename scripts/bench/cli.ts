@@ -46,7 +46,8 @@ import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, print
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
  * while after its run, so together they must stay within PostgreSQL's default max_connections
- * (100, three kept for superusers): 11 servers of 8 connections and the bench's own.
+ * (100, three kept for superusers): 5 baselines and alternatives of 8 connections, 6 runs of the
+ * product of 9 (8, and its key registry's own) and the bench's own: 95.
  */
 const POOL_SIZE = 8;
 

@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config';
 import { type Sql, connect } from '../../src/store/db';
 import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/embedded';
 import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keyAdmin';
+import { displayPrefix } from '../../src/store/keyFormat';
 import { migrate } from '../../src/store/migrate';
 
 const USAGE = `npm run keys -- <command> [options]
@@ -104,7 +105,7 @@ function table(keys: KeyListing[]): string {
       when(k.expiresAt),
       when(k.lastUsedAt),
       stateOf(k),
-      k.replaces ? `asa_${k.replaces}` : '',
+      k.replaces ? displayPrefix(k.replaces) : '',
       k.note ?? '',
     ]),
   ];
@@ -128,7 +129,7 @@ function logChange(change: KeyChange): void {
     msg: `API key ${action}d`,
     actor,
     action,
-    key: `asa_${keyId}`,
+    key: displayPrefix(keyId),
     client,
     ...details,
   };

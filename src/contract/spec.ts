@@ -113,7 +113,7 @@ function basePathOf(servers: OpenAPIV3.ServerObject[] | undefined, where: string
 const basePathsOf = (servers: OpenAPIV3.ServerObject[]): string[] => [...new Set(servers.map((s) => basePathOfUrl(s.url) || '/'))];
 
 /** The bearer scheme's name in the spec's security schemes: the one the service checks keys for. */
-export const BEARER_SCHEME = 'bearerAuth';
+const BEARER_SCHEME = 'bearerAuth';
 
 /** The role names each requirement of the operation's security gives the bearer scheme (OperationFacts.scopes). */
 function scopesOf(doc: OpenAPIV3.Document, op: OpenAPIV3.OperationObject): string[][] {

@@ -49,7 +49,7 @@ export interface KeyRegistryOptions {
 }
 
 /** The revocation bound: a key revoked at T is refused by every instance from T + 1 s (docs/operations.md, Keys). */
-export const KEY_MAX_STALE_MS = 1_000;
+const KEY_MAX_STALE_MS = 1_000;
 
 interface KeyRow {
   id: string;
@@ -73,6 +73,38 @@ const recordOf = (row: KeyRow): ApiKeyRecord => ({
 });
 
 /**
+ * Last uses: noted in memory per request, written with the registry's next refresh, at most once
+ * every `everyMs` per key from this process. Other instances write them too: the conditional
+ * UPDATE writes a row at most once a minute whoever asks. A failed write is kept for the next.
+ */
+function lastUses(sql: Sql, everyMs: number) {
+  const writtenAt = new Map<string, number>();
+  const pending = new Set<string>();
+  return {
+    note: (id: string): void => {
+      const now = Date.now();
+      const last = writtenAt.get(id);
+      if (last !== undefined && now - last < everyMs) return;
+      writtenAt.set(id, now);
+      pending.add(id);
+    },
+    write: async (): Promise<void> => {
+      if (pending.size === 0) return;
+      const ids = [...pending];
+      pending.clear();
+      try {
+        await withDeadline(sql`
+          UPDATE api_keys SET last_used_at = now()
+          WHERE id IN ${sql(ids)} AND (last_used_at IS NULL OR last_used_at <= now() - interval '1 minute')`);
+      } catch (err) {
+        for (const id of ids) pending.add(id);
+        throw err;
+      }
+    },
+  };
+}
+
+/**
  * Every managed key, in memory, kept current by polling: each refresh reads the one-row
  * revision (a primary-key read), and only when it moved, the keys changed since (migration 0005
  * says why that misses none). Polling rather than LISTEN, which a transaction-mode pooler breaks.
@@ -87,8 +119,7 @@ export function createKeyRegistry(
   /** When the last successful refresh started: everything committed before it is in `keys`. */
   let freshAsOf = Number.NEGATIVE_INFINITY;
   let loaded = false;
-  const writtenAt = new Map<string, number>();
-  const pendingUses = new Set<string>();
+  const uses = lastUses(sql, lastUseEveryMs);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastFailureLog = 0;
@@ -120,30 +151,18 @@ export function createKeyRegistry(
     markReady();
   };
 
-  const writeUses = async () => {
-    if (pendingUses.size === 0) return;
-    const ids = [...pendingUses];
-    pendingUses.clear();
-    try {
-      // Other instances write it too: the row is written at most once a minute whoever asks.
-      await withDeadline(sql`
-        UPDATE api_keys SET last_used_at = now()
-        WHERE id IN ${sql(ids)} AND (last_used_at IS NULL OR last_used_at <= now() - interval '1 minute')`);
-    } catch (err) {
-      for (const id of ids) pendingUses.add(id);
-      throw err;
-    }
-  };
-
   const tick = async () => {
     const started = Date.now();
     try {
       await refresh();
-      await writeUses();
+      await uses.write();
     } catch (err) {
       if (Date.now() - lastFailureLog >= 10_000) {
         lastFailureLog = Date.now();
-        logger.warn({ err }, 'API keys: refreshing from the database failed; managed keys are refused with 503 once 1 s stale');
+        logger.warn(
+          { err },
+          `API keys: refreshing from the database failed; managed keys are refused with 503 once ${maxStaleMs} ms stale`,
+        );
       }
     }
     if (!stopped) timer = setTimeout(() => void tick(), Math.max(0, refreshMs - (Date.now() - started)));
@@ -164,17 +183,11 @@ export function createKeyRegistry(
       const key = keys.get(id);
       return key ? { state: 'found', key } : { state: 'unknown' };
     },
-    used(id) {
-      const now = Date.now();
-      const last = writtenAt.get(id);
-      if (last !== undefined && now - last < lastUseEveryMs) return;
-      writtenAt.set(id, now);
-      pendingUses.add(id);
-    },
+    used: uses.note,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await writeUses().catch((err: unknown) => logger.warn({ err }, 'API keys: the last uses could not be written'));
+      await uses.write().catch((err: unknown) => logger.warn({ err }, 'API keys: the last uses could not be written'));
     },
   };
 }

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { type Sql, onlyRow, transaction } from './db';
-import { displayPrefix, mintKey, randomBase62 } from './keyFormat';
+import { KEY_PREFIX, displayPrefix, mintKey, randomBase62 } from './keyFormat';
 
 /**
  * An operator's operations on the API keys (`npm run keys`, scripts/keys/): each is one
@@ -64,10 +64,10 @@ async function audit(tx: Tx, change: KeyChange): Promise<KeyChange> {
   return change;
 }
 
-type ListingRow = Omit<KeyListing, 'prefix' | 'scopes'> & { scopes: string; clientId: string };
+type ListingRow = Omit<KeyListing, 'scopes'> & { scopes: string; clientId: string };
 
 const listingQuery = (q: Sql | Tx) => q`
-  SELECT k.id, k.client_id AS "clientId", c.name AS client, k.scopes, k.created_at AS "createdAt",
+  SELECT k.id, k.prefix, k.client_id AS "clientId", c.name AS client, k.scopes, k.created_at AS "createdAt",
          k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", k.replaces, k.note
   FROM api_keys k JOIN api_clients c ON c.id = k.client_id`;
 
@@ -76,15 +76,11 @@ async function rowOf(tx: Tx, id: string): Promise<ListingRow> {
   return onlyRow(await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${id}`, 'api_keys');
 }
 
-const listingOf = ({ clientId: _c, ...row }: ListingRow): KeyListing => ({
-  ...row,
-  prefix: displayPrefix(row.id),
-  scopes: row.scopes.split(' '),
-});
+const listingOf = ({ clientId: _c, ...row }: ListingRow): KeyListing => ({ ...row, scopes: row.scopes.split(' ') });
 
 /** The key named by its id or its display prefix (`asa_<id>`), locked for this transaction. */
 async function lockedKey(tx: Tx, idOrPrefix: string): Promise<ListingRow> {
-  const id = idOrPrefix.startsWith(displayPrefix('')) ? idOrPrefix.slice(displayPrefix('').length) : idOrPrefix;
+  const id = idOrPrefix.startsWith(KEY_PREFIX) ? idOrPrefix.slice(KEY_PREFIX.length) : idOrPrefix;
   const [row] = await tx<ListingRow[]>`${listingQuery(tx)} WHERE k.id = ${id} FOR UPDATE OF k`;
   if (!row) throw new KeyCommandError(`No API key has the id ${JSON.stringify(idOrPrefix)} (npm run keys -- list shows them)`);
   return row;
