@@ -239,6 +239,9 @@ async function appOn(
     logging,
   });
   const api = contractClient(app, await ContractChecker.create(spec));
+  // Compiling the app and the checker holds the event loop, on a busy machine for longer than the
+  // staleness bound: the keys are served once a refresh has run since (as a test's first request expects).
+  await until(() => keys.lookup('none').state !== 'stale');
   return {
     api,
     keys,
