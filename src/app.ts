@@ -1,13 +1,13 @@
 import express from 'express';
 import { createBackend } from './contract/backend';
-import type { ResponseValidation } from './contract/replies';
+import type { ResponseValidation } from './contract/replyCheck';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
 import type { HandlerMap } from './contract/handlers';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/reply';
 import { requireValidHost } from './http/host';
 import { createApiPipeline } from './http/pipeline';
-import { contractRoutes, metricsRoute, notFound } from './http/routes';
+import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
 import type { Tracing } from './ops/tracing';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { RESPONSE_VALIDATION, type ResponseValidation } from './contract/replies';
+import { RESPONSE_VALIDATION, type ResponseValidation } from './contract/replyCheck';
 import { LOG_LEVELS, type LogLevel } from './ops/logger';
 import { DEFAULT_SERVICE_NAME, SAMPLERS, type SamplerName, TRACES_EXPORTERS, type TracesExporter, type TracingConfig } from './ops/tracing';
 import { embeddedDataDir } from './paths';

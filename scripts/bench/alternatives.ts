@@ -25,7 +25,7 @@ import type { components } from '../../generated/openapi';
 import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
 import { BODY_LIMIT_BYTES } from '../../src/http/body';
 import { listPage } from '../../src/handlers/listPets';
-import { HttpError, errorBody, toHttpError } from '../../src/http/errors';
+import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
 import { specPath } from '../../src/paths';
 import type { PetStore } from '../../src/store/pets';
 
@@ -69,7 +69,7 @@ const errorHandler: express.ErrorRequestHandler = (err, _req, res, _next) => {
   const e = err as { type?: string };
   const failure =
     e.type === 'entity.parse.failed' ? new HttpError(400, 'malformed_json', 'The request body is not valid JSON') : toHttpError(err);
-  res.status(failure.status).set(failure.headers).json(errorBody(failure));
+  res.status(failure.status).set(failure.headers).json(bodyOf(failure));
 };
 
 const jsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: false });

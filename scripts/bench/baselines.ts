@@ -20,7 +20,7 @@ import { type IncomingMessage, type RequestListener, type ServerResponse } from 
 import express from 'express';
 import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/http/body';
 import { type Deadline, requestDeadline } from '../../src/store/deadline';
-import { HttpError, errorBody, toHttpError } from '../../src/http/errors';
+import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
 import { errorMiddleware, sendError } from '../../src/http/reply';
 import type { Logging } from '../../src/ops/logger';
 import { createMetrics } from '../../src/ops/metrics';
@@ -135,7 +135,7 @@ export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): Reque
       return send(res, 201, await pets.create(checkNewPet(await readBody(req))));
     } catch (err) {
       const failure = toHttpError(err);
-      send(res, failure.status, errorBody(failure), { ...extra, ...failure.headers });
+      send(res, failure.status, bodyOf(failure), { ...extra, ...failure.headers });
     }
   };
   // Every failure is answered inside handle: nothing is left to reject.

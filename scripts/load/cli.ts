@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { ContractChecker } from '../../src/contract/responses';
+import { ContractChecker } from '../../src/contract/contractChecker';
 import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd, scratchDatabase, startProduct } from '../lib/processes';
 
 async function main(argv: string[]): Promise<number> {

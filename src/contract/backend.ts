@@ -12,7 +12,7 @@ import { customizeAjv } from './validation';
  * Ajv of their own, without useDefaults. Quick mode: the document's validity as OpenAPI is checked by
  * `npm run contract` and test/component/contract/spec.test.ts, not at every start (half the start-up time), and
  * validators are compiled as asked for rather than all of them (the response validators only
- * when VALIDATE_RESPONSES asks for them, at start-up: src/contract/replies.ts).
+ * when VALIDATE_RESPONSES asks for them, at start-up: src/contract/replyCheck.ts).
  */
 export function backendOptions(spec: Spec): Options {
   return {

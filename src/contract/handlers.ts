@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { components, operations } from '../../generated/openapi';
+import type { operations } from '../../generated/openapi';
+import { type ErrorCode, errorBody } from './errorBody';
 import type { Deadline } from '../store/deadline';
 import type { Stores } from '../store';
 
@@ -26,20 +27,10 @@ export type Reply<Op extends OperationId> = {
   [S in DocumentedStatus<Op>]: { status: S; body: JsonOf<Responses<Op>[S]>; headers?: Record<string, string> };
 }[DocumentedStatus<Op>];
 
-type ErrorBody = components['schemas']['Error'];
-
-/** The contract bounds Error.message (maxLength 1000 characters); a longer one is cut, with an ellipsis. */
-export const ERROR_MESSAGE_MAX_LENGTH = 1000;
-export function errorMessage(text: string): string {
-  if (text.length <= ERROR_MESSAGE_MAX_LENGTH) return text; // UTF-16 units: never fewer than characters
-  const chars = [...text];
-  return chars.length <= ERROR_MESSAGE_MAX_LENGTH ? text : `${chars.slice(0, ERROR_MESSAGE_MAX_LENGTH - 1).join('')}…`;
-}
-
-/** A documented failure as a reply: the Error body, whose `status` is the HTTP status. */
-export const failure = <S extends number>(status: S, code: ErrorBody['code'], message: string) => ({
+/** A documented failure as a handler's reply: the Error body, whose `status` is the HTTP status. */
+export const failure = <S extends number>(status: S, code: ErrorCode, message: string) => ({
   status,
-  body: { code, message: errorMessage(message), status },
+  body: errorBody(status, code, message),
 });
 
 /** The authenticated caller: the key it sent, and the client that key belongs to, which owns what it stores. */

@@ -1,10 +1,13 @@
 import type { Response } from 'express';
-import type { components } from '../../generated/openapi';
-import { NotImplementedError, errorMessage } from '../contract/handlers';
-import { DatabaseUnavailableError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, isDatabaseUnavailable } from '../store/errors';
-
-export type ErrorBody = components['schemas']['Error'];
-export type ErrorCode = ErrorBody['code'];
+import { type ErrorBody, type ErrorCode, errorBody } from '../contract/errorBody';
+import { NotImplementedError } from '../contract/handlers';
+import {
+  DatabaseUnavailableError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  InvalidCursorError,
+  isDatabaseUnavailable,
+} from '../store/errors';
 
 /** A failure with a known meaning: becomes the Error body with this status and code. */
 export class HttpError extends Error {
@@ -50,6 +53,12 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof NotImplementedError) return new HttpError(501, 'not_implemented', err.message);
   if (err instanceof IdempotencyKeyInUseError) return new HttpError(409, 'idempotency_key_in_use', err.message);
   if (err instanceof IdempotencyKeyReusedError) return new HttpError(422, 'idempotency_key_reused', err.message);
+  if (err instanceof InvalidCursorError)
+    return new HttpError(
+      400,
+      'validation_failed',
+      `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
+    );
   if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
@@ -74,4 +83,5 @@ export function keepCause(res: Response, failure: HttpError, cause: unknown): vo
   if (failure.status >= 500 && cause !== failure) res.locals.err = cause;
 }
 
-export const errorBody = (err: HttpError): ErrorBody => ({ code: err.code, message: errorMessage(err.message), status: err.status });
+/** A failure's Error body. */
+export const bodyOf = (err: HttpError): ErrorBody => errorBody(err.status, err.code, err.message);

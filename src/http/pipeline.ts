@@ -23,7 +23,7 @@ import type OpenAPIBackend from 'openapi-backend';
 import type { Operation } from 'openapi-backend';
 import { allowedMethods } from '../contract/backend';
 import type { HandlerMap, Input, OperationId } from '../contract/handlers';
-import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replies';
+import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replyCheck';
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
 import type { Tracing } from '../ops/tracing';
@@ -34,9 +34,9 @@ import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientSc
 import { type DecodedBody, readJsonBody, requireBodyType } from './body';
 import { closeIfBodyLeft } from './connection';
 import { HttpError, keepCause, toHttpError } from './errors';
-import { type LibraryRequest, type Route, compileRoutes } from './operations';
+import { type SpecRequest, type Route, compileRoutes } from './operationRoutes';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
-import { type Reply, replyOf, sendReply } from './reply';
+import { type WireReply, replyOf, sendReply } from './reply';
 
 export interface PipelineDeps {
   spec: Spec;
@@ -88,7 +88,7 @@ class ApiPipeline {
   readonly handle: RequestHandler = async (req, res, next) => {
     if (!underApiRoot(this.spec, req.path) && !this.outsideRoot.has(req.path.replace(/(.)\/+$/, '$1'))) return next();
     // HEAD is answered as GET; Node sends the headers without the body.
-    const request: LibraryRequest = {
+    const request: SpecRequest = {
       method: req.method === 'HEAD' ? 'GET' : req.method,
       path: req.path,
       query: req.query,
@@ -97,7 +97,7 @@ class ApiPipeline {
     const found = this.match(request);
     res.locals.operationId = found.route?.facts.operationId;
     res.locals.route = found.route && found.operation.path;
-    let reply: Reply;
+    let reply: WireReply;
     try {
       reply = await this.answer(req, res, request, found);
     } catch (err) {
@@ -114,7 +114,7 @@ class ApiPipeline {
   };
 
   /** Steps 2 to 8 for one matched request; what they find for the log line goes on res.locals as they find it. */
-  private async answer(req: Request, res: Response, request: LibraryRequest, found: Match): Promise<Reply> {
+  private async answer(req: Request, res: Response, request: SpecRequest, found: Match): Promise<WireReply> {
     const deadline = requestDeadline(this.deps.deadlineMs);
     const auth = this.needsKey(request, found) ? this.authenticate(req.headers, req.rawHeaders) : undefined;
     // Returned, not thrown: the commonest refusal does not unwind.
@@ -155,7 +155,7 @@ class ApiPipeline {
   }
 
   /** 1. The one match of a request. */
-  private match(request: LibraryRequest): Match {
+  private match(request: SpecRequest): Match {
     const operation = this.backend.matchOperation(request as never);
     const route = operation && this.routes.get(operation.operationId as string);
     if (route) return { route, operation };
@@ -167,13 +167,13 @@ class ApiPipeline {
    * 2. Where a key is asked for: under the API root (keyless paths apart), and wherever the
    * operation's security says so. OPTIONS on a known path is answered without one: the contract is public.
    */
-  private needsKey(request: LibraryRequest, found: Match): boolean {
+  private needsKey(request: SpecRequest, found: Match): boolean {
     if (found.route) return found.route.needsKey || keyFirst(this.spec, request.path);
     return keyFirst(this.spec, request.path) && !(request.method === 'OPTIONS' && found.allowed());
   }
 
   /** 3. No operation: 404, or the path's methods (405, and OPTIONS's answer, RFC 9110 §9.3.7). */
-  private unmatched(req: Request, res: Response, found: Unmatched): Reply {
+  private unmatched(req: Request, res: Response, found: Unmatched): WireReply {
     const allowed = found.allowed();
     if (!allowed) throw new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`);
     res.locals.route = allowed.template;
@@ -199,7 +199,7 @@ class ApiPipeline {
   }
 
   /** 5. The body, read once when the operation takes one; only a JSON document of the right type goes on to validation. */
-  private async readBody(req: Request, request: LibraryRequest, facts: OperationFacts): Promise<DecodedBody | undefined> {
+  private async readBody(req: Request, request: SpecRequest, facts: OperationFacts): Promise<DecodedBody | undefined> {
     if (!facts.requestBodyType) return undefined;
     const body = await readJsonBody(req, facts.requestMediaTypes);
     if (body?.value !== undefined) requireBodyType(body.value, facts.requestBodyType);
@@ -211,7 +211,7 @@ class ApiPipeline {
    * 6. The spec's validators and the integer-text check: one 400 naming each field that failed;
    * else ajv's coerced copy of the parameters, the spec's defaults applied (typed `any` by the library).
    */
-  private validate(req: Request, request: LibraryRequest, { route, operation }: Matched): { query: unknown; params: unknown } | HttpError {
+  private validate(req: Request, request: SpecRequest, { route, operation }: Matched): { query: unknown; params: unknown } | HttpError {
     const result = this.backend.validateRequest(request as never, operation);
     // ajv's coercion turned validation's copy of the path parameters into numbers: their text is the router's parse of the path.
     const pathParams: Record<string, unknown> = route.integerPathParams
@@ -224,7 +224,7 @@ class ApiPipeline {
   }
 
   /** 8. A reply the spec does not allow: reported, and under enforce the generic 500 (the violation is the logged cause). */
-  private checked(res: Response, operation: Operation, reply: Reply): Reply {
+  private checked(res: Response, operation: Operation, reply: WireReply): WireReply {
     const violation = this.checkReply?.(operation, reply.status, reply.body);
     if (!violation) return reply;
     this.deps.onReplyViolation?.(violation, res);

@@ -1,17 +1,20 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { closeIfBodyLeft } from './connection';
-import { type HttpError, errorBody, keepCause, toHttpError } from './errors';
+import { type HttpError, bodyOf, keepCause, toHttpError } from './errors';
 
-/** What is sent back: a status, a JSON body when there is one, and headers. */
-export interface Reply {
+/**
+ * What is sent back, as the wire has it: a status, a JSON body when there is one, and headers.
+ * A handler's typed reply (`Reply<Op>`, src/contract/handlers) is one of these.
+ */
+export interface WireReply {
   status: number;
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
 }
 
 /** A failure as a reply: the Error body, with the failure's headers. */
-export const replyOf = (err: HttpError): Reply => ({ status: err.status, body: errorBody(err), headers: err.headers });
+export const replyOf = (err: HttpError): WireReply => ({ status: err.status, body: bodyOf(err), headers: err.headers });
 
 /**
  * Writes a JSON response with Node's own methods: what express's res.status().set().json()
@@ -28,7 +31,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** A reply as it is: JSON when it has a body, the status and headers alone when it has none. */
-export function sendReply(res: ServerResponse, reply: Reply): void {
+export function sendReply(res: ServerResponse, reply: WireReply): void {
   if (reply.body !== undefined) return sendJson(res, reply.status, reply.body, reply.headers);
   res.statusCode = reply.status;
   for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
@@ -36,7 +39,7 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
 }
 
 export function sendError(res: ServerResponse, err: HttpError): void {
-  sendJson(res, err.status, errorBody(err), err.headers);
+  sendJson(res, err.status, bodyOf(err), err.headers);
 }
 
 /** express's last middleware: whatever escaped the routes leaves as the Error body. */

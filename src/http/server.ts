@@ -1,7 +1,7 @@
 import { IncomingMessage, STATUS_CODES, type Server, ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import type { ErrorCode } from './errors';
+import { type ErrorBody, errorBody } from '../contract/errorBody';
 
 export interface ServerTimeouts {
   /** Time a client has to send the request line and headers (slow-header clients get 408). */
@@ -13,14 +13,14 @@ export interface ServerTimeouts {
 }
 
 /** What Node's HTTP parser and timers report before a request reaches the app, as the Error body. */
-function clientErrorOf(err: NodeJS.ErrnoException): { status: number; code: ErrorCode; message: string } {
+function clientErrorOf(err: NodeJS.ErrnoException): ErrorBody {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'request_timeout', message: 'The request was not received in time' };
+      return errorBody(408, 'request_timeout', 'The request was not received in time');
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, code: 'header_fields_too_large', message: 'The request headers are larger than 16 KiB' };
+      return errorBody(431, 'header_fields_too_large', 'The request headers are larger than 16 KiB');
     default:
-      return { status: 400, code: 'bad_request', message: 'The request is not valid HTTP/1.1' };
+      return errorBody(400, 'bad_request', 'The request is not valid HTTP/1.1');
   }
 }
 
@@ -104,8 +104,9 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
       socket.destroy();
       return;
     }
-    const { status, code, message } = clientErrorOf(err);
-    const body = JSON.stringify({ code, message, status });
+    const error = clientErrorOf(err);
+    const { status } = error;
+    const body = JSON.stringify(error);
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

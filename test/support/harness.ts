@@ -6,7 +6,7 @@ import type pino from 'pino';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createHttpServer } from '../../src/http/server';
-import { ContractChecker } from '../../src/contract/responses';
+import { ContractChecker } from '../../src/contract/contractChecker';
 import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
 import { notImplemented } from '../../src/handlers/stub';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../../src/http/body';
 import { petStatusValues } from '../../generated/openapi';
-import { ContractChecker } from '../../src/contract/responses';
+import { ContractChecker } from '../../src/contract/contractChecker';
 import { revokeKey } from '../../src/store/keyAdmin';
 import { API_KEY, type TestApp, insertPets, issueKey, listenOnLoopback, startTestApp } from '../support/harness';
 

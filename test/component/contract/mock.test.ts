@@ -1,7 +1,7 @@
 import { createApp } from '../../../src/app';
 import { type Spec, loadSpec } from '../../../src/contract/spec';
 import { createMockHandlers } from '../../../src/handlers/mock';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { API_KEY, type ApiClient, auth, captureLogs, contractClient } from '../../support/harness';
 
 // npm run mock: the app with the mock's handler map, with no database at all.

@@ -13,7 +13,7 @@ import { type Spec, loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { checkGenerated } from '../../../scripts/contract/checks';
-import { ContractChecker, type ReceivedResponse } from '../../../src/contract/responses';
+import { ContractChecker, type ReceivedResponse } from '../../../src/contract/contractChecker';
 import { type TestApp, auth, captureLogs, startTestApp } from '../../support/harness';
 
 let spec: Spec;

@@ -1,6 +1,6 @@
 import supertest from 'supertest';
 import { createApp, createMetricsApp } from '../../../src/app';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';

@@ -1,7 +1,7 @@
 import { loadSpec, resolve } from '../../../src/contract/spec';
 import supertest from 'supertest';
 import { parse } from 'yaml';
-import { referencePageDocument } from '../../../src/http/routes';
+import { referencePageDocument } from '../../../src/http/docsAndMetrics';
 import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
 
 // CORS_ORIGINS, as a browser's requests carry it: an Origin header, and preflights before

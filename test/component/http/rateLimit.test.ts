@@ -4,7 +4,7 @@ import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import {
   API_KEY,
   OTHER_API_KEY,

@@ -1,5 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../../../src/http/body';
 import { API_KEY, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';

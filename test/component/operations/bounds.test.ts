@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { type Json, loadDocument } from '../../../scripts/spec-diff';
 import { parseRateLimit } from '../../../src/config';
-import { ERROR_MESSAGE_MAX_LENGTH, errorMessage } from '../../../src/contract/handlers';
+import { ERROR_MESSAGE_MAX_LENGTH, errorMessage } from '../../../src/contract/errorBody';
 import { projectRoot } from '../../../src/paths';
 import { auth, startTestApp, type TestApp } from '../../support/harness';
 

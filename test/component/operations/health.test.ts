@@ -4,7 +4,7 @@ import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { readMigrations } from '../../../src/store/migrate';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { API_KEY, captureLogs, contractClient, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();

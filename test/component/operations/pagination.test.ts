@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { petStatusValues } from '../../../generated/openapi';
 import { createApp } from '../../../src/app';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createCursorCodec } from '../../../src/store/cursors';

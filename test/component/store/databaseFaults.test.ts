@@ -5,7 +5,7 @@ import { QUERY_DEADLINE_MS } from '../../../src/store/deadline';
 import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { API_KEY, auth, buildNewPet, captureLogs, contractClient, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();

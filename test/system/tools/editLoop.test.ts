@@ -1,4 +1,4 @@
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { loadSpec } from '../../../src/contract/spec';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Running, reap, reapAll, spawnServer, startServer, stop } from '../../support/processes';

@@ -6,7 +6,7 @@ import supertest from 'supertest';
 import { parse, stringify } from 'yaml';
 import { checkGenerated } from '../../../scripts/contract/checks';
 import { createApp } from '../../../src/app';
-import { ContractChecker } from '../../../src/contract/responses';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { type Spec, loadSpec } from '../../../src/contract/spec';
 import { createMockHandlers } from '../../../src/handlers/mock';
 import { projectRoot, specPath } from '../../../src/paths';

@@ -1,7 +1,7 @@
 import supertest from 'supertest';
 import { createApp } from '../../../src/app';
-import type { ResponseValidation } from '../../../src/contract/replies';
-import { ContractChecker } from '../../../src/contract/responses';
+import type { ResponseValidation } from '../../../src/contract/replyCheck';
+import { ContractChecker } from '../../../src/contract/contractChecker';
 import { type Spec, loadSpec } from '../../../src/contract/spec';
 import { createMockHandlers } from '../../../src/handlers/mock';
 import { notImplemented } from '../../../src/handlers/stub';

@@ -4,7 +4,7 @@ import type { HandlerMap, Input, OperationId, Reply } from '../contract/handlers
 import type { OperationFacts, Spec } from '../contract/spec';
 
 /** What openapi-backend is given of a request: the body once it is decoded, as a value. */
-export interface LibraryRequest {
+export interface SpecRequest {
   method: string;
   path: string;
   query: Record<string, unknown>;

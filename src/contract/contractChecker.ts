@@ -2,7 +2,7 @@ import Ajv from 'ajv';
 import type OpenAPIBackend from 'openapi-backend';
 import { SetMatchType } from 'openapi-backend';
 import { createBackend } from './backend';
-import { documentedResponse } from './replies';
+import { documentedResponse } from './replyCheck';
 import { type Spec, loadSpec } from './spec';
 import { customizeAjv } from './validation';
 
