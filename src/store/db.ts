@@ -31,7 +31,7 @@ export interface ConnectOptions {
   max: number;
   /** Default `session`. */
   poolMode?: PoolMode;
-  /** Tracing on: a span per statement of a traced request (src/ops/tracing.ts). */
+  /** Tracing on: a span per statement of a traced request (`startTracing`). */
   statements?: StatementHook;
 }
 

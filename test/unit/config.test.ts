@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { embeddedDataDir, projectRoot } from '../../src/paths';
@@ -318,17 +318,21 @@ describe('loadConfig', () => {
 
 describe('the configuration is documented where a newcomer looks', () => {
   const read = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
-  // `env.NAME` or integerVar(env, 'NAME', …): every variable src/config.ts reads.
+  // `env.NAME` or integerVar(env, 'NAME', …): every variable the files of src/config/ read.
+  const configSource = readdirSync(path.join(projectRoot, 'src', 'config'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => read(`src/config/${name}`))
+    .join('\n');
   const readByConfig = [
-    ...new Set([...read('src/config.ts').matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2])),
+    ...new Set([...configSource.matchAll(/env\.([A-Z_]+)|integerVar\(env, '([A-Z_]+)'/g)].map((m) => m[1] ?? m[2])),
   ].sort();
 
-  test('when src/config.ts reads a variable, then the configuration table (docs/operations.md) lists it, and lists no other', () => {
+  test('when src/config/ reads a variable, then the configuration table (docs/operations.md) lists it, and lists no other', () => {
     const table = [...read('docs/operations.md').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
     expect(table).toEqual(readByConfig);
   });
 
-  test('when src/config.ts reads a variable, then .env.example lists it', () => {
+  test('when src/config/ reads a variable, then .env.example lists it', () => {
     const listed = [...new Set([...read('.env.example').matchAll(/^#? ?([A-Z_]+)=/gm)].map((m) => m[1]))].sort();
     expect(listed).toEqual(readByConfig);
   });

@@ -44,6 +44,34 @@ describe('the layers of src/', () => {
   });
 });
 
+describe('the imports of src/', () => {
+  /** Every module a file of src/ imports, re-exports or requires, as files of src/ (`./x` is x.ts or x/index.ts). */
+  const importsOf = (file: string): string[] =>
+    [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'|\brequire\('(\.[^']+)'\)/gm)]
+      .map((m) => path.resolve(path.dirname(file), (m[1] ?? m[2]) as string))
+      .map((target) => [`${target}.ts`, path.join(target, 'index.ts')].find((f) => existsSync(f)))
+      .filter((target): target is string => target !== undefined && target.startsWith(`${src}${path.sep}`));
+
+  test('when the imports of src/ are followed, then none leads back to the file it started from (no import circle)', () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file)]));
+    expect([...graph.values()].flat().length).toBeGreaterThan(100);
+    const circles: string[] = [];
+    const done = new Set<string>();
+    const visit = (file: string, trail: string[]) => {
+      const at = trail.indexOf(file);
+      if (at !== -1) {
+        circles.push([...trail.slice(at), file].map((f) => path.relative(src, f)).join(' → '));
+        return;
+      }
+      if (done.has(file)) return;
+      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+      done.add(file);
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+});
+
 describe('the functions of src/', () => {
   // A function that long has more than one job: it is split into steps, each a call.
   const MAX_LINES = 100;

@@ -1,9 +1,6 @@
 /**
- * OpenTelemetry traces: what the standard OTEL_* variables configure (src/config.ts reads and
- * checks them with the rest of the configuration), and what the rest of the service asks of a
- * tracer. Off by default: then `startTracing` returns undefined, loads none of the SDK and starts
- * no exporter, and every caller skips its tracing with one check. On, the SDK is loaded from
- * tracingSdk.ts.
+ * What the standard OTEL_* variables configure, and what the rest of the service asks of a
+ * tracer: types only, so that nothing which uses a tracer loads the SDK.
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -81,14 +78,4 @@ export interface Tracing {
 export interface TracingDeps {
   /** service.version on the resource. */
   serviceVersion: string;
-}
-
-/** Tracing as configured; undefined when it is off (no exporter named), without loading the SDK. */
-export function startTracing(config: TracingConfig, deps: TracingDeps): Tracing | undefined {
-  if (config.exporters.length === 0) return undefined;
-  // Loaded here, not imported above: the SDK and its exporter take a tenth of a second to load,
-  // which a service with tracing off (the default) does not pay.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const sdk = require('./tracingSdk') as typeof import('./tracingSdk');
-  return sdk.createTracing(config, deps);
 }

@@ -1,5 +1,5 @@
 /**
- * Tracing with the OpenTelemetry SDK, loaded only when tracing is on (src/ops/tracing.ts). Spans
+ * Tracing with the OpenTelemetry SDK, loaded only when tracing is on (`startTracing`). Spans
  * are named and attributed by the semantic conventions' stable HTTP and database attributes:
  * a server span per request (`GET /v1/pets/{petId}`), a client span per SQL statement
  * (`SELECT pets`, the statement text with its `$n` placeholders and never its values). Nothing of
@@ -53,12 +53,13 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
-import type { RequestOutcome, RequestTrace, StatementHook, Tracing, TracingConfig, TracingDeps } from './tracing';
+import type { RequestOutcome, RequestTrace, StatementHook, Tracing, TracingConfig, TracingDeps } from './types';
 
 /** The operationId the request matched: no semantic convention names it, so the attribute is this service's own. */
 export const ATTR_OPERATION_ID = 'animal_store.operation_id';
 
-function samplerOf({ sampler, samplerRatio }: TracingConfig): Sampler {
+/** The SDK's sampler for the OTEL_TRACES_SAMPLER the configuration read. */
+function createSampler({ sampler, samplerRatio }: TracingConfig): Sampler {
   const ratio = new TraceIdRatioBasedSampler(samplerRatio);
   switch (sampler) {
     case 'always_on':
@@ -230,7 +231,7 @@ export function createTracing(config: TracingConfig, { serviceVersion }: Tracing
   );
   const provider = new NodeTracerProvider({
     resource,
-    sampler: samplerOf(config),
+    sampler: createSampler(config),
     spanProcessors: exporters.map((exporter) => new BatchSpanProcessor(exporter)),
   });
   // The global context manager (AsyncLocalStorage), so that a request's span is the parent of

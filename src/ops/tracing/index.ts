@@ -1,0 +1,17 @@
+/**
+ * OpenTelemetry traces. Off by default: then `startTracing` returns undefined, loads none of the
+ * SDK and starts no exporter, and every caller skips its tracing with one check.
+ */
+import type { Tracing, TracingConfig, TracingDeps } from './types';
+
+export * from './types';
+
+/** Tracing as configured; undefined when it is off (no exporter named), without loading the SDK. */
+export function startTracing(config: TracingConfig, deps: TracingDeps): Tracing | undefined {
+  if (config.exporters.length === 0) return undefined;
+  // Loaded here, not imported above: the SDK and its exporter take a tenth of a second to load,
+  // which a service with tracing off (the default) does not pay.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const sdk = require('./sdk') as typeof import('./sdk');
+  return sdk.createTracing(config, deps);
+}
