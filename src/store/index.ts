@@ -1,10 +1,12 @@
 import type { KeyRegistry } from './apiKeys';
-import { type Sql, withDeadline } from './db';
+import type { Sql } from './db';
 import { NotReadyError } from './errors';
 import { type HealthCheck, createHealthCheck } from './health';
+import { sweepExpiredIdempotencyKeys } from './idempotency';
 import { type PetStore, createPetStore } from './pets';
 import type { DatabasePreparation } from './prepare';
 import type { ReadRouter } from './replica';
+import { sweepPastWindows } from './rateLimits';
 
 /** Everything the handlers read and write. */
 export interface Stores {
@@ -39,6 +41,6 @@ export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, rea
 
 /** Deletes expired Idempotency-Key records and past rate-limit windows. */
 export async function sweepExpired(sql: Sql): Promise<void> {
-  await withDeadline(sql`DELETE FROM idempotency_keys WHERE expires_at < now()`);
-  await withDeadline(sql`DELETE FROM rate_limit_counts WHERE window_start < extract(epoch FROM now()) - 86400`);
+  await sweepExpiredIdempotencyKeys(sql);
+  await sweepPastWindows(sql);
 }

@@ -4,20 +4,12 @@ import { type WriteTransaction, commitWithin, writeColumns } from './commit';
 import { type Sql, onlyRow, withDeadline } from './db';
 import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidCursorError } from './errors';
+import { InvalidCursorError } from './errors';
+import { type IdempotentRequest, once } from './idempotency';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
 type PetStatus = components['schemas']['PetStatus'];
-
-/** A create made safe to retry: the same caller, key and body get the first response again. */
-export interface IdempotentRequest {
-  /** The client that asked (any of its API keys): one client's keys never meet another's. */
-  clientId: string;
-  key: string;
-  /** SHA-256 of the request body as sent. */
-  fingerprint: string;
-}
 
 /** What a list asks for: a page of at most `limit` animals, after the position `cursor` names (absent: the first page). */
 export interface PetFilter {
@@ -42,8 +34,9 @@ export interface PetStore {
   list(filter: PetFilter, deadline?: Deadline): Promise<PetPage>;
   create(pet: NewPet, deadline?: Deadline): Promise<Pet>;
   /**
-   * `replayed`: the pet was created by an earlier request with this key, and is returned as it
-   * was then. Throws IdempotencyKeyInUseError or IdempotencyKeyReusedError.
+   * `create`, at most once per Idempotency-Key (`once`): `replayed`, the pet was created by an
+   * earlier request with this key, and is returned as it was then. Throws
+   * IdempotencyKeyInUseError or IdempotencyKeyReusedError.
    */
   createOnce(pet: NewPet, request: IdempotentRequest, deadline?: Deadline): Promise<{ pet: Pet; replayed: boolean }>;
   get(id: number, deadline?: Deadline): Promise<Pet | undefined>;
@@ -66,9 +59,6 @@ async function loadCursorCodec(sql: Sql, deadline: Deadline | undefined): Promis
   );
   return createCursorCodec(secret);
 }
-
-// Namespaces pg_try_advisory_xact_lock keys: a request holding an Idempotency-Key holds its lock.
-const IDEMPOTENCY_LOCK_SEED = 727_002;
 
 /** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
 export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id AS "categoryId", status`;
@@ -108,43 +98,6 @@ function pageQuery(q: Sql, status: PetStatus | undefined, afterId: number, rows:
         LIMIT ${rows}`;
 }
 
-/**
- * The pet and the record of its response, in one transaction: they commit together or not at all,
- * so a crash or a 503 never leaves a key that replays nothing or a pet without its key. A key
- * held by a request in flight is refused; one stored for another body is refused; one stored for
- * this body replays the pet it created.
- */
-async function insertOnce(
-  tx: TransactionSql,
-  pet: NewPet,
-  { clientId, key, fingerprint }: IdempotentRequest,
-  ttlSeconds: number,
-): Promise<{ result: { pet: Pet; replayed: boolean }; wrote?: WriteTransaction }> {
-  const { locked } = onlyRow(
-    await tx<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${clientId} || ':' || ${key}, ${IDEMPOTENCY_LOCK_SEED})) AS locked`,
-    'pg_try_advisory_xact_lock',
-  );
-  if (!locked) throw new IdempotencyKeyInUseError();
-  const [earlier] = await tx<{ fingerprint: string; response: string }[]>`
-    SELECT fingerprint, response
-    FROM idempotency_keys
-    WHERE client_id = ${clientId} AND key = ${key} AND expires_at > now()`;
-  if (earlier) {
-    if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-    return { result: { pet: JSON.parse(earlier.response) as Pet, replayed: true } };
-  }
-  const { result: created, wrote } = await insertPet(tx, pet);
-  // An expired record of the same key is replaced.
-  await tx`
-    INSERT INTO idempotency_keys (client_id, key, fingerprint, status, response, expires_at)
-    VALUES (${clientId}, ${key}, ${fingerprint}, 201, ${JSON.stringify(created)}, now() + make_interval(secs => ${ttlSeconds}))
-    ON CONFLICT (client_id, key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, response = EXCLUDED.response,
-          created_at = now(), expires_at = EXCLUDED.expires_at`;
-  return { result: { pet: created, replayed: false }, wrote };
-}
-
 export function createPetStore(
   sql: Sql,
   { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql) }: PetStoreOptions,
@@ -181,10 +134,11 @@ export function createPetStore(
       return commitWithin(sql, deadline, (tx) => insertPet(tx, pet));
     },
 
-    async createOnce(pet, once, deadline) {
+    async createOnce(pet, request, deadline) {
       assertReady();
-      // One transaction for the pet and the record of its response (insertOnce).
-      return commitWithin(sql, deadline, (tx) => insertOnce(tx, pet, once, idempotencyTtlSeconds));
+      // One transaction for the pet and the record of its response: they commit together or not at all.
+      const made = await commitWithin(sql, deadline, (tx) => once(tx, request, idempotencyTtlSeconds, () => insertPet(tx, pet)));
+      return { pet: made.value, replayed: made.replayed };
     },
 
     async get(id, deadline) {

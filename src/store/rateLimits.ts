@@ -189,3 +189,8 @@ export function createRateLimiter(
     },
   };
 }
+
+/** Deletes the counts of windows that ended over a day ago. */
+export async function sweepPastWindows(sql: Sql): Promise<void> {
+  await withDeadline(sql`DELETE FROM rate_limit_counts WHERE window_start < extract(epoch FROM now()) - 86400`);
+}
