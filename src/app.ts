@@ -1,48 +1,33 @@
 import express from 'express';
 import { createBackend } from './contract/backend';
-import type { ResponseValidation } from './contract/replyCheck';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
-import type { HandlerMap } from './contract/handlers';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/reply';
 import { requireValidHost } from './http/host';
-import { createApiPipeline } from './http/pipeline';
+import { type PipelineDeps, createApiPipeline } from './http/pipeline';
 import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
-import type { Tracing } from './ops/tracing';
 import { replyViolationReport } from './ops/replyViolations';
 import { requestLog } from './ops/requestLog';
-import type { KeyRegistry } from './store/apiKeys';
 import { queriesInFlight } from './store/db';
-import type { RateLimiter } from './store/rateLimits';
 
-export interface AppDeps {
-  spec: Spec;
-  /** What each operation runs: the handlers over their stores (withStores), or the mock (createMockHandlers). */
-  handlers: HandlerMap;
-  /** API_KEYS: keys for development and bootstrap, with every scope. */
-  apiKeys: readonly string[];
-  /** The managed keys (npm run keys), held in memory and refreshed; absent: API_KEYS only. */
-  keyRegistry?: KeyRegistry;
+/**
+ * What the app is built from: everything the request pipeline takes (`PipelineDeps`, documented
+ * there) but what the app makes itself (openapi-backend, the report of a reply that broke the
+ * contract), and what the app's other middleware needs.
+ */
+export interface AppDeps extends Omit<PipelineDeps, 'backend' | 'onReplyViolation'> {
   /** One line per request (and its fault, if any) goes here. */
   logging: Logging;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
-  /** The metrics served (main.ts makes them, with the read replica's state, and shares them with METRICS_PORT); made here when absent. */
+  /** The metrics served (shared with METRICS_PORT's app when it is set); made here when absent. */
   metrics?: Metrics;
   /** METRICS_PORT is set: /metrics is served there (createMetricsApp), and not on this app at all. */
   metricsOnOwnPort?: boolean;
-  /** Counts requests per client; absent: no limit. */
-  rateLimiter?: RateLimiter;
-  /** How long a request's database work may take; default QUERY_DEADLINE_MS. */
-  deadlineMs?: number;
-  /** VALIDATE_RESPONSES: check each handler's reply against the spec; default off. */
-  validateResponses?: ResponseValidation;
   /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
   corsOrigins?: readonly string[] | '*';
-  /** OpenTelemetry tracing (OTEL_TRACES_EXPORTER); absent: off. */
-  tracing?: Tracing;
 }
 
 /** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
@@ -71,15 +56,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.
   app.use(
     createApiPipeline({
-      spec,
+      ...deps,
       backend,
-      handlers: deps.handlers,
-      apiKeys: deps.apiKeys,
-      keyRegistry: deps.keyRegistry,
-      rateLimiter: deps.rateLimiter,
-      deadlineMs: deps.deadlineMs,
-      validateResponses: deps.validateResponses,
-      tracing: deps.tracing,
       onReplyViolation: replyViolationReport(metrics, deps.logging.logger, deps.validateResponses ?? 'off'),
     }),
   );

@@ -38,10 +38,12 @@ import { type SpecRequest, type Route, compileRoutes } from './operationRoutes';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
 import { type WireReply, replyOf, sendReply } from './reply';
 
+/** What the pipeline runs on; the app (`createApp`) passes its own dependencies on, these among them. */
 export interface PipelineDeps {
   spec: Spec;
-  /** openapi-backend for the spec, initialised (src/contract/backend.ts): it matches and validates. */
+  /** openapi-backend for the spec, initialised (`createBackend`): it matches and validates. */
   backend: OpenAPIBackend;
+  /** What each operation runs: the handlers over their stores (withStores), or the mock (createMockHandlers). */
   handlers: HandlerMap;
   /** API_KEYS: keys for development and bootstrap, with every scope. */
   apiKeys: readonly string[];
@@ -51,10 +53,11 @@ export interface PipelineDeps {
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take (default QUERY_DEADLINE_MS); tests shorten it. */
   deadlineMs?: number;
-  /** Check each handler's reply against the spec (default off); a violation is reported, and under enforce answered with 500. */
+  /** VALIDATE_RESPONSES: check each handler's reply against the spec (default off); a violation is reported, and under enforce answered with 500. */
   validateResponses?: ResponseValidation;
+  /** How a reply that broke the contract is reported (logged and counted). */
   onReplyViolation?: (violation: ReplyContractError, res: Response) => void;
-  /** Tracing on: reading the body and the handler as child spans of the request's. */
+  /** OpenTelemetry tracing (OTEL_TRACES_EXPORTER); absent: off. On: reading the body and the handler are child spans of the request's. */
   tracing?: Tracing;
 }
 

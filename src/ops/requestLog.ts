@@ -17,9 +17,34 @@ export interface RequestLogDeps {
 }
 
 /**
+ * What a request's handling learns that its log line, metrics and span report, on `res.locals`:
+ * written by whoever answers, as it learns them, and read here once the response is done.
+ */
+export interface RequestFacts {
+  /** The operation the request matched. */
+  operationId?: string;
+  /** The route template it matched (`/v1/pets/{petId}`), also for a 405. */
+  route?: string;
+  /** The id of the API key it sent (a managed key's, or an API_KEYS key's `env:` id), even when refused. */
+  keyId?: string;
+  /** The client that key belongs to, once the key was accepted. */
+  client?: string;
+  /** The fault behind a 5xx, kept for the log line (never sent). */
+  err?: unknown;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    // express's own way to type res.locals (declaration merging); an interface, not a type, so that it merges.
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Locals extends RequestFacts {}
+  }
+}
+
+/**
  * What every response goes through, whatever answers it: the request id, the security
- * header, the metrics and one log line. Whoever answers sets `res.locals.operationId`,
- * `route`, `keyId` and `client`; a 5xx leaves its cause in `res.locals.err`.
+ * header, the metrics and one log line, from the request's facts (`RequestFacts`).
  */
 export function requestLog({ logger, requestLine, metrics, countedByClient, tracing }: RequestLogDeps): RequestHandler {
   return (req, res, next) => {
@@ -37,13 +62,7 @@ export function requestLog({ logger, requestLine, metrics, countedByClient, trac
     res.on('close', () => {
       const finished = res.writableFinished;
       const seconds = (performance.now() - started) / 1e3;
-      const { operationId, route, keyId, client, err } = res.locals as {
-        operationId?: string;
-        route?: string;
-        keyId?: string;
-        client?: string;
-        err?: Error;
-      };
+      const { operationId, route, keyId, client, err } = res.locals;
       span?.end({ status: res.statusCode, route, operationId, err });
       metrics.observe(
         operationId,
