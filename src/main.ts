@@ -1,43 +1,67 @@
+/**
+ * A serving process, read as build, listen, stop: the configuration read once, the database
+ * opened in one place, the app built on it, listening, and on SIGTERM the stop as a list of steps.
+ * WEB_CONCURRENCY > 1: this process is the cluster primary instead, which forks the serving ones.
+ */
 import cluster from 'node:cluster';
-import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { createApp, createMetricsApp } from './app';
 import { type Config, ConfigError, loadConfig } from './config';
 import { handlerFile } from './contract/handlers';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubOperations, withStores } from './handlers';
-import { createHttpServer } from './http/server';
+import { type HttpServer, createHttpServer, listen } from './http/server';
+import { banner, describeDatabase } from './ops/banner';
 import { LOG_BASE, type Logger, type Logging, createLogging } from './ops/logger';
-import { type DatabaseFacts, banner, describeDatabase } from './ops/banner';
 import { createMetrics } from './ops/metrics';
+import { type ShutdownStep, shutDown } from './ops/shutdown';
 import { type Tracing, startTracing } from './ops/tracing';
 import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
-import { createKeyRegistry } from './store/apiKeys';
-import { type Sql, connect, queriesInFlight } from './store/db';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './store/embedded';
-import { prepareDatabase } from './store/prepare';
-import { createReadRouter } from './store/replica';
-import { createRateLimiter } from './store/rateLimits';
+import { type KeyRegistry, createKeyRegistry } from './store/apiKeys';
+import { queriesInFlight } from './store/db';
+import { type Database, openDatabase } from './store/open';
+import { type DatabasePreparation, prepareDatabase } from './store/prepare';
+import { type RateLimiter, createRateLimiter } from './store/rateLimits';
+import { type ReadRouter, createReadRouter } from './store/replica';
+
+/** A serving process's parts, built before it listens. */
+interface Service {
+  database: Database;
+  preparation: DatabasePreparation;
+  keyRegistry: KeyRegistry;
+  rateLimiter: RateLimiter | undefined;
+  reads: ReadRouter | undefined;
+  tracing: Tracing | undefined;
+  app: Express;
+  /** METRICS_PORT's app, when it is set. */
+  metricsApp: Express | undefined;
+}
+
+interface Listening {
+  server: HttpServer;
+  metricsServer: HttpServer | undefined;
+  ports: Ports;
+}
+
+interface BannerOf {
+  spec: Spec;
+  config: Config;
+  /** The URL connected to, and whether it is the embedded server. */
+  database: { url: string; embedded: boolean };
+  ports: Ports;
+  /** The migrations applied; undefined: the database has not answered yet. */
+  applied: number[] | undefined;
+  processes: number;
+}
 
 const originOf = (config: Config, port: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-const portOf = (server: Server, fallback: number) => {
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : fallback;
-};
 
-/** The banner (src/ops/banner.ts) of this process, or of the primary for its workers. */
-function printBanner(
-  logger: Logger,
-  spec: Spec,
-  config: Config,
-  databaseUrl: string,
-  ports: Ports,
-  applied: number[] | undefined,
-  processes: number,
-) {
-  const database: DatabaseFacts = {
-    url: databaseUrl,
-    embeddedDataDir: config.databaseUrl === undefined ? config.pgliteDataDir : undefined,
+/** The banner (`banner`) of this process, or of the primary for its workers. */
+function printBanner(logger: Logger, { spec, config, database, ports, applied, processes }: BannerOf): void {
+  const facts = {
+    url: database.url,
+    embeddedDataDir: database.embedded ? config.pgliteDataDir : undefined,
     poolSize: config.databasePoolSize,
     poolMode: config.databasePoolMode,
     replicaUrl: config.databaseReplicaUrl,
@@ -50,32 +74,28 @@ function printBanner(
     keys: { count: config.apiKeys.length, generated: config.apiKeyGenerated ? config.apiKeys[0] : undefined },
     origin: originOf(config, ports.port),
     metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
-    database: describeDatabase(database, applied),
+    database: describeDatabase(facts, applied),
     processes,
   });
 }
 
-interface Serving {
-  server: Server;
-  /** METRICS_PORT's server, when it is set. */
-  metricsServer: Server | undefined;
-  /** Resolves with the migrations applied once the database is ready. */
-  ready: Promise<number[]>;
-}
-
 /**
- * One serving process: the app on a pool, until SIGTERM. It listens at once, whether or not
- * the database answers; requests get 503 until the database is migrated and checked.
+ * The database and what runs on it. The process does not wait for the database: it listens at
+ * once, and requests get 503 until the database is migrated and checked and the keys are read.
  */
-async function serve(
-  config: Config,
-  logging: Logging,
-  spec: Spec,
-  sql: Sql,
-  embedded: EmbeddedPostgres | undefined,
-  tracing: Tracing | undefined,
-): Promise<Serving> {
+async function build(config: Config, logging: Logging, spec: Spec): Promise<Service> {
   const { logger } = logging;
+  // Off unless OTEL_TRACES_EXPORTER names an exporter (docs/operations.md, Observability).
+  const tracing = startTracing(config.tracing, { serviceVersion: spec.document.info.version });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    embeddedDataDir: config.pgliteDataDir,
+    poolSize: config.databasePoolSize,
+    poolMode: config.databasePoolMode,
+    replicaUrl: config.databaseReplicaUrl,
+    statements: tracing && ((url) => tracing.statements(url)),
+  });
+  const { sql, embedded, replicaSql } = database;
   if (embedded)
     logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
   const preparation = prepareDatabase(sql, { logger, onUnsafe: embedded ? 'skip' : config.onUnsafeDatabase });
@@ -83,26 +103,24 @@ async function serve(
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));
     process.exit(EXIT_REFUSED);
   });
-  const rateLimiter = config.rateLimit && createRateLimiter(sql, config.rateLimit, logger);
-  // The managed keys, in memory, refreshed from the primary every 250 ms (never from the replica), on a
-  // connection of their own: sharing the request pool behind PgBouncer, a request occasionally waited out
-  // its deadline on the connection of a statement cancelled through the pooler (docs/operations.md, Keys).
-  const keysSql = connect(embedded?.url ?? (config.databaseUrl as string), {
-    max: 1,
-    poolMode: embedded ? 'session' : config.databasePoolMode,
-  });
-  const keyRegistry = createKeyRegistry(keysSql, { logger, after: preparation.done });
-  // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
-  const replicaSql =
-    config.databaseReplicaUrl === undefined
-      ? undefined
-      : connect(config.databaseReplicaUrl, {
-          max: config.databasePoolSize,
-          poolMode: config.databasePoolMode,
-          statements: tracing?.statements(config.databaseReplicaUrl),
-        });
-  const reads = replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger });
-  const stores = createStores(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds, preparation, reads, keys: keyRegistry });
+  const parts = {
+    database,
+    preparation,
+    tracing,
+    rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
+    // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
+    keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
+    // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
+    reads: replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger }),
+  };
+  return { ...parts, ...(await buildApps(config, logging, spec, parts)) };
+}
+
+/** The app on the stores, and METRICS_PORT's app sharing its metrics. */
+async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
+  const { database, preparation, keyRegistry, rateLimiter, reads, tracing } = parts;
+  const { idempotencyTtlSeconds } = config;
+  const stores = createStores(database.sql, { idempotencyTtlSeconds, preparation, reads, keys: keyRegistry });
   const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
   const app = await createApp({
     spec,
@@ -118,47 +136,97 @@ async function serve(
     corsOrigins: config.corsOrigins,
     tracing,
   });
-  const server = createHttpServer(app, config);
-  server.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  // METRICS_PORT: every metric, on a port of its own (workers share it, as they share PORT).
-  const metricsServer =
-    config.metricsPort === undefined ? undefined : createHttpServer(createMetricsApp(metrics, config.metricsToken), config);
-  if (metricsServer) {
-    metricsServer.listen(config.metricsPort, config.host);
-    await new Promise<void>((resolve, reject) => metricsServer.once('listening', resolve).once('error', reject));
-  }
+  return { app, metricsApp: config.metricsPort === undefined ? undefined : createMetricsApp(metrics, config.metricsToken) };
+}
 
-  // Requests reserved for keys idle here for 250 ms go back, for other instances to spend; expired
-  // idempotency keys and old windows are swept.
+/** PORT, and METRICS_PORT when it is set (workers share both). */
+async function listenAll({ app, metricsApp }: Service, config: Config): Promise<Listening> {
+  const server = createHttpServer(app, config);
+  const port = await listen(server, config.port, config.host);
+  const metricsServer = metricsApp && createHttpServer(metricsApp, config);
+  const metricsPort = metricsServer && (await listen(metricsServer, config.metricsPort as number, config.host));
+  return { server, metricsServer, ports: { port, metricsPort } };
+}
+
+/**
+ * What runs while the process serves: reservations idle for 250 ms go back for other instances
+ * to spend; expired idempotency keys and old rate-limit windows are swept every minute.
+ */
+function startHousekeeping({ rateLimiter, preparation, database }: Service, logger: Logger) {
   const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(250), 200);
   const sweeping = setInterval(() => {
     if (preparation.pendingReason() === undefined)
-      sweepExpired(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
+      sweepExpired(database.sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
   }, 60_000);
+  return { stopSweeping: () => clearInterval(sweeping), stopFlushing: () => clearInterval(flushing) };
+}
+
+/** The stop, in order: nothing is ended that a step before it still needs. The whole stays within 10 s. */
+function shutdownSteps(service: Service, { server, metricsServer }: Listening, housekeeping: ReturnType<typeof startHousekeeping>) {
+  const { preparation, rateLimiter, reads, keyRegistry, database, tracing } = service;
+  const steps: ShutdownStep[] = [
+    {
+      name: 'stopping start-up and the sweep',
+      run: () => {
+        preparation.cancel();
+        housekeeping.stopSweeping();
+      },
+    },
+    // Stop accepting; requests in flight finish (up to 8 s) and their connections close.
+    { name: 'draining the servers', run: () => Promise.all([server.drain(8_000), metricsServer?.drain(1_000)]) },
+    // Every reserved request not spent goes back, if the database takes it quickly.
+    {
+      name: 'returning unspent reservations',
+      run: () => {
+        housekeeping.stopFlushing();
+        return rateLimiter?.flush();
+      },
+      withinMs: 500,
+    },
+    { name: 'stopping the replica checks', run: () => reads?.stop() },
+    { name: "writing the keys' last uses", run: () => keyRegistry.stop(), withinMs: 500 },
+    { name: 'closing the database', run: () => database.close() },
+    // The spans of the last requests, exported (within the exporter's timeout) before the process ends.
+    { name: 'exporting the last spans', run: () => tracing?.shutdown() },
+  ];
+  return steps;
+}
+
+function stopOnSignals(logger: Logger, steps: readonly ShutdownStep[]): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal}: stopping`);
-    preparation.cancel();
-    clearInterval(sweeping);
-    // Stop accepting, let requests in flight finish (up to 8 s, so that the whole stop stays within 10 s), then end the pool.
-    await Promise.all([server.drain(8_000), metricsServer?.drain(1_000)]);
-    clearInterval(flushing);
-    // Every reserved request not spent goes back, if the database takes it quickly; then the pool, within 1 s.
-    await Promise.race([rateLimiter?.flush(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-    reads?.stop();
-    await Promise.race([keyRegistry.stop(), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
-    await Promise.all([sql.end({ timeout: 1 }), replicaSql?.end({ timeout: 1 }), keysSql.end({ timeout: 1 })]);
-    await embedded?.stop();
-    // The spans of the last requests, exported (within the exporter's timeout) before the process ends.
-    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'exporting the last spans failed'));
+    await shutDown(steps, logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  return { server, metricsServer, ready: preparation.done };
+}
+
+/** A worker tells the primary (which prints the banner once for all); a single process prints it, having waited a moment for the database. */
+async function announce(logger: Logger, spec: Spec, config: Config, { database, preparation }: Service, ports: Ports) {
+  if (cluster.isWorker) {
+    tellPrimary({ listening: ports });
+    preparation.done.then(
+      (applied) => tellPrimary({ ready: applied }),
+      () => {},
+    );
+    return;
+  }
+  const applied = await Promise.race([
+    preparation.done,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref()),
+  ]);
+  printBanner(logger, {
+    spec,
+    config,
+    database: { url: database.url, embedded: database.embedded !== undefined },
+    ports,
+    applied,
+    processes: 1,
+  });
 }
 
 /**
@@ -178,6 +246,17 @@ function checkStubs(config: Config, logger: Logger): void {
   logger.warn(`${stubs.length} operation(s) are still generated stubs answering 501 not_implemented: ${list}`);
 }
 
+/**
+ * A fault nothing handled ends the process, as Node would end it, but as one JSON line an
+ * operator's log pipeline reads, saying whether it was a thrown error or a rejected promise.
+ */
+function exitOnUnhandled(logger: Logger): void {
+  process.on('uncaughtException', (err, origin) => {
+    logger.fatal({ err, origin }, `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: exiting`);
+    process.exit(1);
+  });
+}
+
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // A worker's lines say which worker it is (WEB_CONCURRENCY > 1): what it answered can be told apart.
@@ -186,53 +265,20 @@ async function main(): Promise<void> {
     ...(cluster.worker ? { base: { ...LOG_BASE, worker: cluster.worker.id } } : {}),
   });
   const { logger } = logging;
-  // A fault nothing handled ends the process, as Node would end it, but as one JSON line an operator's
-  // log pipeline reads, saying whether it was a thrown error or a rejected promise (and the line is flushed).
-  process.on('uncaughtException', (err, origin) => {
-    logger.fatal({ err, origin }, `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: exiting`);
-    process.exit(1);
-  });
+  exitOnUnhandled(logger);
   const spec = await loadSpec();
   // The primary (or the single process) says it once; workers were forked after it did.
   if (!cluster.isWorker) checkStubs(config, logger);
-
   if (cluster.isPrimary && config.webConcurrency > 1) {
-    // The primary forks the workers that serve, and prints the banner for them (src/primary.ts).
-    runPrimary(config, logger, (ports, applied, processes) =>
-      printBanner(logger, spec, config, config.databaseUrl as string, ports, applied, processes),
-    );
+    // With DATABASE_URL: the configuration requires it for more than one process.
+    const database = { url: config.databaseUrl as string, embedded: false };
+    runPrimary(config, logger, (ports, applied, processes) => printBanner(logger, { spec, config, database, ports, applied, processes }));
     return;
   }
-
-  // A serving process: the only one, or a worker the primary forked (with DATABASE_URL: the config requires it).
-  let embedded: EmbeddedPostgres | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (databaseUrl === undefined) {
-    embedded = await startEmbeddedPostgres(config.pgliteDataDir);
-    databaseUrl = embedded.url;
-  }
-  // Off unless OTEL_TRACES_EXPORTER names an exporter (docs/operations.md, Observability).
-  const tracing = startTracing(config.tracing, { serviceVersion: spec.document.info.version });
-  // PGlite serves one session at a time; a real server gets a pool.
-  const statements = tracing?.statements(databaseUrl);
-  const sql = connect(
-    databaseUrl,
-    embedded ? { max: 1, statements } : { max: config.databasePoolSize, poolMode: config.databasePoolMode, statements },
-  );
-  const { server, metricsServer, ready } = await serve(config, logging, spec, sql, embedded, tracing);
-  const ports = { port: portOf(server, config.port), metricsPort: metricsServer && portOf(metricsServer, 0) };
-  if (cluster.isWorker) {
-    // The primary prints the banner once every worker listens and has its database ready.
-    tellPrimary({ listening: ports });
-    ready.then(
-      (applied) => tellPrimary({ ready: applied }),
-      () => {},
-    );
-    return;
-  }
-  // The banner waits a moment for the database, to say whether it is there.
-  const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
-  printBanner(logger, spec, config, databaseUrl, ports, applied, 1);
+  const service = await build(config, logging, spec);
+  const listening = await listenAll(service, config);
+  stopOnSignals(logger, shutdownSteps(service, listening, startHousekeeping(service, logger)));
+  await announce(logger, spec, config, service, listening.ports);
 }
 
 main().catch((err: unknown) => {

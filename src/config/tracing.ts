@@ -2,7 +2,14 @@
  * OpenTelemetry's standard variables for traces (OTEL_*), read as its specification says, with
  * this service's defaults; part of the configuration (`loadConfig`), in a file of its own.
  */
-import { DEFAULT_SERVICE_NAME, SAMPLERS, type SamplerName, TRACES_EXPORTERS, type TracesExporter, type TracingConfig } from '../ops/tracing';
+import {
+  DEFAULT_SERVICE_NAME,
+  SAMPLERS,
+  type SamplerName,
+  TRACES_EXPORTERS,
+  type TracesExporter,
+  type TracingConfig,
+} from '../ops/tracing';
 import { integerVar } from './values';
 
 const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318/';

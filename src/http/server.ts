@@ -117,3 +117,11 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
   });
   return Object.assign(server, { drain });
 }
+
+/** Starts `server` listening; resolves once it does, with the port it got (PORT=0 picks one). */
+export async function listen(server: Server, port: number, host: string): Promise<number> {
+  server.listen(port, host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}

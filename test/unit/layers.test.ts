@@ -72,24 +72,33 @@ describe('the imports of src/', () => {
   });
 });
 
+/** Every function or method of `file` longer than `max` lines, as `file:line (n lines)`. */
+function longFunctions(file: string, max: number): string[] {
+  const long: string[] = [];
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      if (last - first + 1 > max) long.push(`${path.relative(projectRoot, file)}:${first + 1} (${last - first + 1} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return long;
+}
+
 describe('the functions of src/', () => {
   // A function that long has more than one job: it is split into steps, each a call.
   const MAX_LINES = 100;
   test(`when a function or method in src/ is measured, then none is longer than ${MAX_LINES} lines`, () => {
-    const long: string[] = [];
-    for (const file of files) {
-      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-      const visit = (node: ts.Node) => {
-        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-          const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
-          const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
-          if (last - first + 1 > MAX_LINES) long.push(`${path.relative(projectRoot, file)}:${first + 1} (${last - first + 1} lines)`);
-        }
-        ts.forEachChild(node, visit);
-      };
-      visit(source);
-    }
-    expect(long).toEqual([]);
+    expect(files.flatMap((file) => longFunctions(file, MAX_LINES))).toEqual([]);
+  });
+
+  // Start-up reads as build, listen, stop: each a function that fits on a screen.
+  const MAX_START_UP_LINES = 40;
+  test(`when a function in main.ts is measured, then none is longer than ${MAX_START_UP_LINES} lines`, () => {
+    expect(longFunctions(path.join(src, 'main.ts'), MAX_START_UP_LINES)).toEqual([]);
   });
 });
 
