@@ -4,6 +4,7 @@
  * (error), naming the value and where it is, instead of being read as absent or as stable.
  */
 import { esc, type Json } from './load';
+import type { RuleId } from './rules';
 
 /** The stability levels, lowest first; `experimental` and `alpha` are the same rank. */
 export const STABILITY_RANK = { draft: 0, alpha: 1, experimental: 1, beta: 2, stable: 3 } as const;
@@ -27,7 +28,7 @@ export function sunsetDate(value: unknown): string | undefined {
 const shown = (v: unknown) => (v instanceof Date ? v.toISOString() : JSON.stringify(v));
 
 /** Every invalid `x-sunset` and `x-stability-level` of `doc`, each where it is first reached. */
-export function checkExtensions(doc: Json, push: (rule: string, pointer: string, message: string) => void): void {
+export function checkExtensions(doc: Json, push: (rule: RuleId, pointer: string, message: string) => void): void {
   const seen = new Set<object>();
   const walk = (node: unknown, at: string) => {
     if (typeof node !== 'object' || node === null || node instanceof Date || seen.has(node)) return;

@@ -12,7 +12,8 @@ import type { Json } from './load';
 import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensions';
 import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
 import { type Level, ruleOf } from './rules';
-import { removal, type Ctx } from './schema';
+import type { Ctx } from './context';
+import { removal } from './deprecation';
 import { compareWebhook } from './webhooks';
 
 export { DocumentError, loadDocument, Locator, type Json } from './load';
@@ -52,12 +53,9 @@ function softened(level: Level, stability: StabilityLevel): Level {
   return level;
 }
 
-/** Every change from `oldDoc` to `newDoc` (both resolved by loadDocument), the most severe first. */
-export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions = {}): Change[] {
-  const today = (options.today ?? new Date()).toISOString().slice(0, 10);
-  const deprecationDays = options.deprecationDays ?? 180;
-  const changes: Change[] = [];
-  const ctxFor = (operation?: string, stability: StabilityLevel = 'stable'): Ctx => ({
+/** Where the findings on one operation (or the document, with none) go: graded, softened by its stability, and kept in `changes`. */
+function findings(changes: Change[], today: string, deprecationDays: number) {
+  return (operation?: string, stability: StabilityLevel = 'stable'): Ctx => ({
     today,
     deprecationDays,
     push: (rule, pointer, message, side = 'new') => {
@@ -74,6 +72,14 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions =
       });
     },
   });
+}
+
+/** Every change from `oldDoc` to `newDoc` (both resolved by loadDocument), the most severe first. */
+export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions = {}): Change[] {
+  const today = (options.today ?? new Date()).toISOString().slice(0, 10);
+  const deprecationDays = options.deprecationDays ?? 180;
+  const changes: Change[] = [];
+  const ctxFor = findings(changes, today, deprecationDays);
 
   const ob = basePaths(oldDoc);
   const nb = basePaths(newDoc);

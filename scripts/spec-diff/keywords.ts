@@ -9,10 +9,10 @@
  * so a change nested under any of them is found as it is under `properties`.
  */
 import { esc, type Json } from './load';
-import { describeVerb } from './rules';
+import { type ConstraintName, type VerbOf, describeVerb } from './rules';
 
 /** A finding on one keyword: `verb` one of the keyword's verbs in CONSTRAINT_VERBS. */
-export type Constraint = (name: string, verb: string, message: string, keyword?: string) => void;
+export type Constraint = <C extends ConstraintName>(name: C, verb: VerbOf<C>, message: string, keyword?: string) => void;
 /** Compares two subschemas in the same direction, at `at`. */
 export type Recurse = (oldS: unknown, newS: unknown, at: string) => void;
 
@@ -20,7 +20,14 @@ const isSchema = (v: unknown) => v === true || v === false || (typeof v === 'obj
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /** A keyword whose value is one subschema: added, removed, or compared. */
-function subschema(o: Json, n: Json, keyword: string, at: string, constraint: Constraint, recurse: Recurse): void {
+function subschema(
+  o: Json,
+  n: Json,
+  keyword: 'contains' | 'then' | 'else' | 'propertyNames' | 'contentSchema',
+  at: string,
+  constraint: Constraint,
+  recurse: Recurse,
+): void {
   const has = (s: Json) => isSchema(s[keyword]);
   if (has(o) && has(n)) recurse(o[keyword], n[keyword], `${at}/${keyword}`);
   else if (has(n)) constraint(keyword, 'added', `\`${keyword}\` added: values must now match it`);
@@ -28,7 +35,14 @@ function subschema(o: Json, n: Json, keyword: string, at: string, constraint: Co
 }
 
 /** A keyword whose value maps names (or patterns) to subschemas: each name added, removed or compared. */
-function schemaMap(o: Json, n: Json, keyword: string, at: string, constraint: Constraint, recurse: Recurse): void {
+function schemaMap(
+  o: Json,
+  n: Json,
+  keyword: 'dependentSchemas' | 'patternProperties',
+  at: string,
+  constraint: Constraint,
+  recurse: Recurse,
+): void {
   const om: Json = isSchema(o[keyword]) ? o[keyword] : {};
   const nm: Json = isSchema(n[keyword]) ? n[keyword] : {};
   for (const name of Object.keys(om)) {
@@ -91,7 +105,14 @@ function conditional(
  * additionalProperties, unevaluatedProperties, unevaluatedItems: absent or true allows anything,
  * false nothing, a schema what it allows.
  */
-export function compareOpenness(o: Json, n: Json, keyword: string, at: string, constraint: Constraint, recurse: Recurse): void {
+export function compareOpenness(
+  o: Json,
+  n: Json,
+  keyword: 'additionalProperties' | 'unevaluatedProperties' | 'unevaluatedItems',
+  at: string,
+  constraint: Constraint,
+  recurse: Recurse,
+): void {
   const kind = (v: unknown) => (v === false ? 'none' : typeof v === 'object' && v !== null && Object.keys(v).length > 0 ? 'schema' : 'any');
   const ok = kind(o[keyword]);
   const nk = kind(n[keyword]);

@@ -5,7 +5,9 @@
 import { basePathOfUrl } from '../../src/contract/basePath';
 import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensions';
 import { esc, type Json, ptr } from './load';
-import { canonical, compareDeprecation, compareSchema, type Ctx, removal } from './schema';
+import type { Ctx } from './context';
+import { compareDeprecation, removal } from './deprecation';
+import { canonical, compareSchema } from './schema';
 import type { Direction } from './rules';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -337,11 +339,15 @@ export function compareIdentity(kind: 'operation' | 'webhook', o: Operation, n: 
 }
 
 export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Operation, ctx: Ctx): void {
-  const at = n.pointer;
   compareIdentity('operation', o, n, ctx);
-  compareSecurity(oldDoc, newDoc, o.op, n.op, at, ctx);
+  compareSecurity(oldDoc, newDoc, o.op, n.op, n.pointer, ctx);
+  compareParameters(o, n, ctx);
+  compareRequestBody(o, n, ctx);
+  compareResponses(o, n, ctx);
+}
 
-  // parameters
+/** The parameters, paired by where they go and their name. */
+function compareParameters(o: Operation, n: Operation, ctx: Ctx): void {
   for (const [key, { param: p, pointer: oldAt }] of o.params) {
     const found = n.params.get(key);
     if (found) compareParameter(p, found.param, found.pointer, ctx);
@@ -352,8 +358,10 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     if (np.required) ctx.push('request-required-parameter-added', pAt, `required ${np.in} parameter '${np.name}' added`);
     else ctx.push('request-optional-parameter-added', pAt, `optional ${np.in} parameter '${np.name}' added`);
   }
+}
 
-  // request body
+function compareRequestBody(o: Operation, n: Operation, ctx: Ctx): void {
+  const at = n.pointer;
   const ob: Json | undefined = o.op.requestBody;
   const nb: Json | undefined = n.op.requestBody;
   if (ob && !nb) ctx.push('request-body-removed', `${o.pointer}/requestBody`, 'request body removed', 'old');
@@ -368,8 +376,11 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     if (ob.required && !nb.required) ctx.push('request-body-made-optional', `${at}/requestBody/required`, 'request body is now optional');
     compareContent(ob.content ?? {}, nb.content ?? {}, 'request', `${at}/requestBody`, ctx, 'the request body');
   }
+}
 
-  // responses
+/** The responses, by status: a success moved to another status is one change, not a removal and an addition. */
+function compareResponses(o: Operation, n: Operation, ctx: Ctx): void {
+  const at = n.pointer;
   const or: Json = o.op.responses ?? {};
   const nr: Json = n.op.responses ?? {};
   const addedSuccess = Object.keys(nr).filter((s) => !(s in or) && isSuccess(s));

@@ -1,7 +1,8 @@
 /**
  * The rule table: every finding the spec diff can report, with its stable id, its level
  * for a stable operation and a one-line summary. The README's rule list is generated
- * from this table (`npm run docs:rules`), and a test keeps the two equal.
+ * from this table (`npm run docs:rules`), and a test keeps the two equal. A rule's id is a
+ * type (`RuleId`) derived from the table: `tsc` refuses a finding under an id it lacks.
  *
  * Levels: `error` breaks clients of the old contract; `warning` may break some of them
  * (check before shipping); `info` is safe and belongs in the changelog.
@@ -37,13 +38,8 @@ export const FAMILIES = [
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
-const table = new Map<string, Rule>();
-function rule(id: string, level: Level, family: Family, summary: string): void {
-  if (table.has(id)) throw new Error(`rule ${id} is defined twice`);
-  table.set(id, { id, level, family, summary });
-}
-
-export type Direction = 'request' | 'response';
+export const DIRECTIONS = ['request', 'response'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 /** How a schema change moves the set of values a schema allows. */
 export type Effect = 'tighter' | 'looser' | 'incomparable';
 
@@ -56,166 +52,187 @@ export function levelOf(dir: Direction, effect: Effect): Level {
   return (dir === 'request') === (effect === 'tighter') ? 'error' : 'info';
 }
 
-// ---------------------------------------------------------------- operations
-rule('operation-added', 'info', 'operations', 'An operation was added.');
-rule('operation-removed', 'error', 'operations', 'An operation (a path or a method) was removed or moved, without being deprecated first.');
-rule('operation-id-changed', 'error', 'operations', 'An operationId changed: generated clients call the operation by name.');
-rule('server-base-path-changed', 'error', 'operations', 'The base path of the servers changed: every URL changes.');
+/** A row of the table: its level and summary (its id is its key, its family its group's). */
+type Row = readonly [Level, string];
+/** Rules by id, each of family `F`. */
+type Rules<Id extends string, F extends Family> = { readonly [K in Id]: Rule & { family: F } };
 
-// ---------------------------------------------------------------- security
-rule('security-requirement-added', 'error', 'security', 'An operation that needed no credentials now needs them.');
-rule(
-  'security-requirement-changed',
-  'error',
-  'security',
-  'A way to authenticate that worked before no longer does (a requirement or a scheme changed).',
-);
-rule('security-requirement-loosened', 'info', 'security', 'Every way to authenticate still works, and more are accepted.');
-rule(
-  'security-roles-stated',
-  'info',
-  'security',
-  'Role names appear on a scheme other than OAuth 2 or OpenID Connect, the old version being OpenAPI 3.0, where such a list must be empty: the old version said nothing about roles.',
-);
+const toRule = <F extends Family>(id: string, family: F, [level, summary]: Row) => ({ id, level, family, summary });
 
-// ---------------------------------------------------------------- parameters
-rule('request-parameter-removed', 'error', 'parameters', 'A parameter was removed: requests that send it are refused or misread.');
-rule('request-required-parameter-added', 'error', 'parameters', 'A required parameter was added.');
-rule('request-optional-parameter-added', 'info', 'parameters', 'An optional parameter was added.');
-rule('request-parameter-made-required', 'error', 'parameters', 'A parameter became required.');
-rule('request-parameter-made-optional', 'info', 'parameters', 'A parameter became optional.');
-rule(
-  'request-path-parameter-renamed',
-  'warning',
-  'parameters',
-  'A path parameter was renamed: no URL changes, but typed clients pass it by name.',
-);
+/** One family's rules, written out. */
+function family<Id extends string, F extends Family>(name: F, rows: Record<Id, Row>): Rules<Id, F> {
+  const out: Record<string, Rule & { family: F }> = {};
+  for (const id in rows) out[id] = toRule(id, name, rows[id]);
+  return out as Rules<Id, F>;
+}
 
-// ---------------------------------------------------------------- serialisation
-rule('request-parameter-style-changed', 'error', 'parameter serialisation', "A parameter's style changed (its wire format).");
-rule('request-parameter-explode-changed', 'error', 'parameter serialisation', "A parameter's explode changed (its wire format).");
-rule(
-  'request-parameter-allow-reserved-removed',
-  'error',
-  'parameter serialisation',
-  'Reserved characters in a parameter must now be percent-encoded.',
-);
-rule(
-  'request-parameter-allow-reserved-added',
-  'info',
-  'parameter serialisation',
-  'Reserved characters in a parameter may now be sent as they are.',
-);
-rule(
-  'request-parameter-serialisation-changed',
-  'error',
-  'parameter serialisation',
-  'A parameter moved between `schema` and `content`, or its content media type changed.',
-);
+/** Rules written once for both directions: `request-<name>` and `response-<name>`, the request's first. */
+function eachDirection<Name extends string, F extends Family>(
+  name: F,
+  rows: (dir: Direction) => Record<Name, Row>,
+): Rules<`${Direction}-${Name}`, F> {
+  const out: Record<string, Rule & { family: F }> = {};
+  for (const dir of DIRECTIONS) {
+    const made = rows(dir);
+    for (const id in made) out[`${dir}-${id}`] = toRule(`${dir}-${id}`, name, made[id]);
+  }
+  return out as Rules<`${Direction}-${Name}`, F>;
+}
 
-// ---------------------------------------------------------------- bodies and media types
-rule('request-body-removed', 'error', 'request bodies and media types', 'The request body was removed.');
-rule('request-body-added-required', 'error', 'request bodies and media types', 'A required request body was added.');
-rule('request-body-added-optional', 'info', 'request bodies and media types', 'An optional request body was added.');
-rule('request-body-made-required', 'error', 'request bodies and media types', 'The request body became required.');
-rule('request-body-made-optional', 'info', 'request bodies and media types', 'The request body became optional.');
-rule('request-content-type-removed', 'error', 'request bodies and media types', 'A request media type is no longer accepted.');
-rule('request-content-type-added', 'info', 'request bodies and media types', 'A request media type was added.');
-rule('response-content-type-removed', 'error', 'request bodies and media types', 'A response no longer comes in a media type.');
-rule('response-content-type-added', 'info', 'request bodies and media types', 'A response may also come in another media type.');
-for (const dir of ['request', 'response'] as const) {
-  const req = dir === 'request';
-  rule(
-    `${dir}-media-type-schema-added`,
-    req ? 'error' : 'info',
-    'request bodies and media types',
-    `A ${dir} media type gained a schema (it ${req ? 'restricts what is accepted' : 'states what comes'}).`,
-  );
-  rule(
-    `${dir}-media-type-schema-removed`,
-    req ? 'info' : 'error',
-    'request bodies and media types',
-    `A ${dir} media type lost its schema (${req ? 'anything is accepted' : 'nothing is promised'}).`,
-  );
-  rule(
-    `${dir}-encoding-changed`,
+const OPERATIONS = family('operations', {
+  'operation-added': ['info', 'An operation was added.'],
+  'operation-removed': ['error', 'An operation (a path or a method) was removed or moved, without being deprecated first.'],
+  'operation-id-changed': ['error', 'An operationId changed: generated clients call the operation by name.'],
+  'server-base-path-changed': ['error', 'The base path of the servers changed: every URL changes.'],
+});
+
+const SECURITY = family('security', {
+  'security-requirement-added': ['error', 'An operation that needed no credentials now needs them.'],
+  'security-requirement-changed': ['error', 'A way to authenticate that worked before no longer does (a requirement or a scheme changed).'],
+  'security-requirement-loosened': ['info', 'Every way to authenticate still works, and more are accepted.'],
+  'security-roles-stated': [
+    'info',
+    'Role names appear on a scheme other than OAuth 2 or OpenID Connect, the old version being OpenAPI 3.0, where such a list must be empty: the old version said nothing about roles.',
+  ],
+});
+
+const PARAMETERS = family('parameters', {
+  'request-parameter-removed': ['error', 'A parameter was removed: requests that send it are refused or misread.'],
+  'request-required-parameter-added': ['error', 'A required parameter was added.'],
+  'request-optional-parameter-added': ['info', 'An optional parameter was added.'],
+  'request-parameter-made-required': ['error', 'A parameter became required.'],
+  'request-parameter-made-optional': ['info', 'A parameter became optional.'],
+  'request-path-parameter-renamed': ['warning', 'A path parameter was renamed: no URL changes, but typed clients pass it by name.'],
+});
+
+const SERIALISATION = family('parameter serialisation', {
+  'request-parameter-style-changed': ['error', "A parameter's style changed (its wire format)."],
+  'request-parameter-explode-changed': ['error', "A parameter's explode changed (its wire format)."],
+  'request-parameter-allow-reserved-removed': ['error', 'Reserved characters in a parameter must now be percent-encoded.'],
+  'request-parameter-allow-reserved-added': ['info', 'Reserved characters in a parameter may now be sent as they are.'],
+  'request-parameter-serialisation-changed': [
     'error',
-    'request bodies and media types',
-    `The \`encoding\` of a ${dir} media type changed (how its parts are sent).`,
-  );
-}
+    'A parameter moved between `schema` and `content`, or its content media type changed.',
+  ],
+});
 
-// ---------------------------------------------------------------- responses
-rule('success-response-removed', 'error', 'responses', 'A success (2XX/3XX) response was removed.');
-rule('success-response-status-changed', 'error', 'responses', 'A success response moved to another status code.');
-rule('error-response-removed', 'info', 'responses', 'An error response is no longer documented.');
-rule('response-added', 'info', 'responses', 'A response was added.');
+const RESPONSES = family('responses', {
+  'success-response-removed': ['error', 'A success (2XX/3XX) response was removed.'],
+  'success-response-status-changed': ['error', 'A success response moved to another status code.'],
+  'error-response-removed': ['info', 'An error response is no longer documented.'],
+  'response-added': ['info', 'A response was added.'],
+});
 
-// ---------------------------------------------------------------- response headers
-rule('response-required-header-removed', 'error', 'response headers', 'A required response header was removed.');
-rule(
-  'response-optional-header-removed',
-  'warning',
-  'response headers',
-  'An optional response header was removed: clients may read it when it is there.',
-);
-rule('response-header-made-optional', 'error', 'response headers', 'A response header is no longer required.');
-rule('response-header-made-required', 'info', 'response headers', 'A response header became required.');
-rule('response-header-added', 'info', 'response headers', 'A response header was added.');
+const RESPONSE_HEADERS = family('response headers', {
+  'response-required-header-removed': ['error', 'A required response header was removed.'],
+  'response-optional-header-removed': ['warning', 'An optional response header was removed: clients may read it when it is there.'],
+  'response-header-made-optional': ['error', 'A response header is no longer required.'],
+  'response-header-made-required': ['info', 'A response header became required.'],
+  'response-header-added': ['info', 'A response header was added.'],
+});
 
-// ---------------------------------------------------------------- properties
-rule('request-property-removed', 'error', 'properties', 'A request property was removed: requests that send it are refused or misread.');
-rule('request-property-added', 'info', 'properties', 'An optional request property was added.');
-rule('request-required-property-added', 'error', 'properties', 'A required request property was added.');
-rule('request-property-made-required', 'error', 'properties', 'A request property became required.');
-rule('request-property-made-optional', 'info', 'properties', 'A request property became optional.');
-rule('response-property-removed', 'error', 'properties', 'A response property was removed.');
-rule('response-property-added', 'info', 'properties', 'A response property was added.');
-rule('response-property-made-optional', 'error', 'properties', 'A response property is no longer required (it may be missing).');
-rule('response-property-made-required', 'info', 'properties', 'A response property became required (it is always there).');
+const PROPERTIES = family('properties', {
+  'request-property-removed': ['error', 'A request property was removed: requests that send it are refused or misread.'],
+  'request-property-added': ['info', 'An optional request property was added.'],
+  'request-required-property-added': ['error', 'A required request property was added.'],
+  'request-property-made-required': ['error', 'A request property became required.'],
+  'request-property-made-optional': ['info', 'A request property became optional.'],
+  'response-property-removed': ['error', 'A response property was removed.'],
+  'response-property-added': ['info', 'A response property was added.'],
+  'response-property-made-optional': ['error', 'A response property is no longer required (it may be missing).'],
+  'response-property-made-required': ['info', 'A response property became required (it is always there).'],
+});
 
-// ---------------------------------------------------------------- readOnly / writeOnly
-rule(
-  'request-property-made-read-only',
-  'error',
-  'read-only and write-only',
-  'A request property became readOnly: requests may no longer send it.',
-);
-rule('request-property-read-only-removed', 'info', 'read-only and write-only', 'A readOnly property may now be sent in requests.');
-rule(
-  'response-property-made-write-only',
-  'error',
-  'read-only and write-only',
-  'A response property became writeOnly: it no longer comes in responses.',
-);
-rule('response-property-write-only-removed', 'info', 'read-only and write-only', 'A writeOnly property now comes in responses.');
+const VISIBILITY = family('read-only and write-only', {
+  'request-property-made-read-only': ['error', 'A request property became readOnly: requests may no longer send it.'],
+  'request-property-read-only-removed': ['info', 'A readOnly property may now be sent in requests.'],
+  'response-property-made-write-only': ['error', 'A response property became writeOnly: it no longer comes in responses.'],
+  'response-property-write-only-removed': ['info', 'A writeOnly property now comes in responses.'],
+});
 
-// ---------------------------------------------------------------- types
-for (const dir of ['request', 'response'] as const) {
-  rule(
-    `${dir}-type-widened`,
-    levelOf(dir, 'looser'),
-    'types',
-    `A ${dir} schema's type now allows more (string → string|integer, integer → number).`,
-  );
-  rule(`${dir}-type-narrowed`, levelOf(dir, 'tighter'), 'types', `A ${dir} schema's type now allows less.`);
-  rule(`${dir}-type-changed`, 'error', 'types', `A ${dir} schema's type changed to another.`);
-  rule(
-    `${dir}-nullable-added`,
-    levelOf(dir, 'looser'),
-    'types',
-    `A ${dir} value may now be null (\`nullable: true\` in 3.0, \`type: [..., 'null']\` in 3.1).`,
-  );
-  rule(`${dir}-nullable-removed`, levelOf(dir, 'tighter'), 'types', `A ${dir} value may no longer be null.`);
-  rule(`${dir}-format-added`, levelOf(dir, 'tighter'), 'types', `A ${dir} schema gained a format.`);
-  rule(`${dir}-format-removed`, levelOf(dir, 'looser'), 'types', `A ${dir} schema lost its format.`);
-  rule(`${dir}-format-widened`, levelOf(dir, 'looser'), 'types', `A ${dir} format widened (int32 → int64, float → double).`);
-  rule(`${dir}-format-changed`, 'error', 'types', `A ${dir} format changed to another.`);
-}
+const STABILITY = family('stability levels', {
+  'stability-level-decreased': ['error', "An operation's `x-stability-level` was lowered (stable → beta → experimental or alpha → draft)."],
+  'stability-level-increased': ['info', "An operation's `x-stability-level` was raised."],
+  'stability-level-invalid': [
+    'error',
+    'An `x-stability-level` is none of draft, alpha, experimental, beta, stable (it is read as stable).',
+  ],
+});
 
-// ---------------------------------------------------------------- constraints
+const WEBHOOKS = family('webhooks', {
+  'webhook-added': ['info', 'A webhook was added.'],
+  'webhook-removed': ['error', 'A webhook was removed without being deprecated first: receivers are no longer called.'],
+  'webhook-operation-id-changed': ['error', "A webhook's operationId changed: generated receivers name their handler by it."],
+  'webhook-security-changed': ['error', 'The API may now present credentials in a way it did not before: receivers must verify it.'],
+  'webhook-security-narrowed': ['info', 'The API presents credentials in fewer of the ways it listed.'],
+  'webhook-payload-required-parameter-removed': ['error', 'A parameter the API always sent is no longer sent.'],
+  'webhook-payload-optional-parameter-removed': ['warning', 'A parameter the API sometimes sent is no longer sent.'],
+  'webhook-payload-parameter-added': ['info', 'The API sends a new parameter.'],
+  'webhook-payload-parameter-made-optional': ['error', 'A parameter the API always sent may now be missing.'],
+  'webhook-payload-parameter-made-required': ['info', 'A parameter is now always sent.'],
+  'webhook-payload-parameter-serialisation-changed': ['error', "A sent parameter's style, explode or content changed."],
+  'webhook-payload-body-removed': ['error', 'The API no longer sends a body.'],
+  'webhook-payload-body-added': ['info', 'The API now sends a body.'],
+  'webhook-payload-body-made-optional': ['error', 'The body may now be missing.'],
+  'webhook-payload-body-made-required': ['info', 'The body is now always sent.'],
+  'webhook-payload-content-type-added': ['error', 'The body may now come in a media type receivers may not read.'],
+  'webhook-payload-content-type-removed': ['info', 'The body no longer comes in one of its media types.'],
+  'webhook-reply-status-removed': ['error', 'A reply status receivers answer with is no longer understood.'],
+  'webhook-reply-status-added': ['info', 'A reply status is now understood.'],
+  'webhook-reply-content-type-removed': ['error', 'A reply media type is no longer accepted.'],
+  'webhook-reply-content-type-added': ['info', 'A reply media type is now accepted.'],
+  'webhook-reply-header-removed': ['info', 'A reply header is no longer read.'],
+  'webhook-reply-required-header-added': ['error', 'Replies must now carry a new header.'],
+  'webhook-reply-optional-header-added': ['info', 'Replies may carry a new header.'],
+  'webhook-reply-header-made-required': ['error', 'A reply header must now be sent.'],
+  'webhook-reply-header-made-optional': ['info', 'A reply header may now be left out.'],
+});
+
+const DOCUMENTATION = family('documentation', {
+  'description-changed': ['info', 'A description or summary changed.'],
+});
+
+const BODIES = family('request bodies and media types', {
+  'request-body-removed': ['error', 'The request body was removed.'],
+  'request-body-added-required': ['error', 'A required request body was added.'],
+  'request-body-added-optional': ['info', 'An optional request body was added.'],
+  'request-body-made-required': ['error', 'The request body became required.'],
+  'request-body-made-optional': ['info', 'The request body became optional.'],
+  'request-content-type-removed': ['error', 'A request media type is no longer accepted.'],
+  'request-content-type-added': ['info', 'A request media type was added.'],
+  'response-content-type-removed': ['error', 'A response no longer comes in a media type.'],
+  'response-content-type-added': ['info', 'A response may also come in another media type.'],
+});
+
+const BODIES_BY_DIRECTION = eachDirection('request bodies and media types', (dir) => {
+  const req = dir === 'request';
+  return {
+    'media-type-schema-added': [
+      req ? 'error' : 'info',
+      `A ${dir} media type gained a schema (it ${req ? 'restricts what is accepted' : 'states what comes'}).`,
+    ],
+    'media-type-schema-removed': [
+      req ? 'info' : 'error',
+      `A ${dir} media type lost its schema (${req ? 'anything is accepted' : 'nothing is promised'}).`,
+    ],
+    'encoding-changed': ['error', `The \`encoding\` of a ${dir} media type changed (how its parts are sent).`],
+  };
+});
+
+const TYPES = eachDirection('types', (dir) => ({
+  'type-widened': [levelOf(dir, 'looser'), `A ${dir} schema's type now allows more (string → string|integer, integer → number).`],
+  'type-narrowed': [levelOf(dir, 'tighter'), `A ${dir} schema's type now allows less.`],
+  'type-changed': ['error', `A ${dir} schema's type changed to another.`],
+  'nullable-added': [levelOf(dir, 'looser'), `A ${dir} value may now be null (\`nullable: true\` in 3.0, \`type: [..., 'null']\` in 3.1).`],
+  'nullable-removed': [levelOf(dir, 'tighter'), `A ${dir} value may no longer be null.`],
+  'format-added': [levelOf(dir, 'tighter'), `A ${dir} schema gained a format.`],
+  'format-removed': [levelOf(dir, 'looser'), `A ${dir} schema lost its format.`],
+  'format-widened': [levelOf(dir, 'looser'), `A ${dir} format widened (int32 → int64, float → double).`],
+  'format-changed': ['error', `A ${dir} format changed to another.`],
+}));
+
 /** Each constraint's verbs, and what each does to the set of allowed values. */
-export const CONSTRAINT_VERBS: Record<string, Record<string, Effect>> = {
+export const CONSTRAINT_VERBS = {
   minimum: {
     added: 'tighter',
     removed: 'looser',
@@ -260,7 +277,12 @@ export const CONSTRAINT_VERBS: Record<string, Record<string, Effect>> = {
   contentMediaType: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
   contentEncoding: { added: 'tighter', removed: 'looser', changed: 'incomparable' },
   contentSchema: { added: 'tighter', removed: 'looser' },
-};
+} as const satisfies Record<string, Readonly<Record<string, Effect>>>;
+export type ConstraintName = keyof typeof CONSTRAINT_VERBS;
+/** The verbs of one constraint (`raised`, `value-added`, …). */
+export type VerbOf<C extends ConstraintName> = keyof (typeof CONSTRAINT_VERBS)[C] & string;
+type ConstraintId = { [C in ConstraintName]: `${C}-${VerbOf<C>}` }[ConstraintName];
+
 const UNEVALUATED = new Set(['unevaluatedProperties', 'unevaluatedItems']);
 /** What a constraint change does, in words: the rule's summary and the finding's message share it. */
 export const describeVerb = (constraint: string, verb: string) =>
@@ -286,175 +308,168 @@ export const describeVerb = (constraint: string, verb: string) =>
             'schema-removed': 'properties not listed are no longer restricted',
           }[verb]
         : `\`${constraint}\` ${verb.replace('-', ' ')}`;
-for (const dir of ['request', 'response'] as const) {
-  for (const [constraint, verbs] of Object.entries(CONSTRAINT_VERBS)) {
-    for (const [verb, effect] of Object.entries(verbs)) {
-      let level = levelOf(dir, effect);
-      // Values that clients may not handle but that rarely break them: checked, not refused.
-      if (dir === 'response' && constraint === 'enum' && verb === 'value-added') level = 'warning';
-      if (dir === 'response' && (constraint === 'additionalProperties' || UNEVALUATED.has(constraint)) && effect === 'looser')
-        level = 'warning';
-      if (constraint === 'pattern' && verb === 'changed') level = 'warning';
-      rule(
-        `${dir}-${constraint}-${verb}`,
-        level,
-        'constraints',
+
+/** The level of a constraint change: by its effect, but for the changes that rarely break clients (checked, not refused). */
+function constraintLevel(dir: Direction, constraint: string, verb: string, effect: Effect): Level {
+  if (dir === 'response' && constraint === 'enum' && verb === 'value-added') return 'warning';
+  if (dir === 'response' && (constraint === 'additionalProperties' || UNEVALUATED.has(constraint)) && effect === 'looser') return 'warning';
+  if (constraint === 'pattern' && verb === 'changed') return 'warning';
+  return levelOf(dir, effect);
+}
+
+/** Every constraint's verbs, then the default's, for one direction. */
+function constraintRows(dir: Direction): Record<ConstraintId | `default-${'added' | 'removed' | 'changed'}`, Row> {
+  const rows: Record<string, Row> = {};
+  for (const [constraint, verbs] of Object.entries(CONSTRAINT_VERBS))
+    for (const [verb, effect] of Object.entries(verbs))
+      rows[`${constraint}-${verb}`] = [
+        constraintLevel(dir, constraint, verb, effect),
         `${dir === 'request' ? 'Request' : 'Response'}: ${describeVerb(constraint, verb)}.`,
-      );
-    }
-  }
+      ];
   const req = dir === 'request';
-  rule(
-    `${dir}-default-added`,
+  rows['default-added'] = [
     req ? 'warning' : 'info',
-    'constraints',
     `A ${dir} value gained a default${req ? ': requests that leave it out may now mean something else' : ''}.`,
-  );
-  rule(`${dir}-default-removed`, req ? 'error' : 'info', 'constraints', `A ${dir} value lost its default.`);
-  rule(
-    `${dir}-default-changed`,
+  ];
+  rows['default-removed'] = [req ? 'error' : 'info', `A ${dir} value lost its default.`];
+  rows['default-changed'] = [
     req ? 'error' : 'info',
-    'constraints',
     `A ${dir} default changed${req ? ': requests that leave it out now mean something else' : ''}.`,
-  );
+  ];
+  return rows as Record<ConstraintId | `default-${'added' | 'removed' | 'changed'}`, Row>;
 }
+const CONSTRAINTS = eachDirection('constraints', constraintRows);
 
-// ---------------------------------------------------------------- composition
-for (const dir of ['request', 'response'] as const) {
+const COMPOSITION = eachDirection('composition', (dir) => {
   const req = dir === 'request';
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    rule(
-      `${dir}-${key}-branch-added`,
-      req ? 'info' : 'error',
-      'composition',
-      `A \`${key}\` branch was added to a ${dir} schema (or a type was wrapped in \`${key}\`)${req ? '' : ': clients may receive a shape they do not handle'}.`,
-    );
-    rule(`${dir}-${key}-branch-removed`, req ? 'error' : 'info', 'composition', `A \`${key}\` branch was removed from a ${dir} schema.`);
-  }
-  rule(`${dir}-not-changed`, 'error', 'composition', `A ${dir} schema's \`not\` changed (not compared in detail).`);
-  if (req)
-    rule(
-      'request-oneOf-branches-overlap',
-      'error',
-      'composition',
-      'A `oneOf` branch was added that values of a kept branch may also match: such a request matches two branches, and `oneOf` refuses it.',
-    );
-  rule(`${dir}-discriminator-added`, 'warning', 'composition', `A ${dir} schema gained a discriminator.`);
-  rule(`${dir}-discriminator-removed`, 'warning', 'composition', `A ${dir} schema lost its discriminator.`);
-  rule(`${dir}-discriminator-property-changed`, 'error', 'composition', `A ${dir} discriminator's propertyName changed.`);
-  rule(`${dir}-discriminator-mapping-added`, req ? 'info' : 'error', 'composition', `A ${dir} discriminator mapping value was added.`);
-  rule(`${dir}-discriminator-mapping-removed`, req ? 'error' : 'info', 'composition', `A ${dir} discriminator mapping value was removed.`);
-  rule(`${dir}-discriminator-mapping-changed`, 'error', 'composition', `A ${dir} discriminator mapping value now names another schema.`);
-}
+  const added = (key: string) =>
+    `A \`${key}\` branch was added to a ${dir} schema (or a type was wrapped in \`${key}\`)${req ? '' : ': clients may receive a shape they do not handle'}.`;
+  const removed = (key: string) => `A \`${key}\` branch was removed from a ${dir} schema.`;
+  return {
+    'oneOf-branch-added': [req ? 'info' : 'error', added('oneOf')],
+    'oneOf-branch-removed': [req ? 'error' : 'info', removed('oneOf')],
+    'anyOf-branch-added': [req ? 'info' : 'error', added('anyOf')],
+    'anyOf-branch-removed': [req ? 'error' : 'info', removed('anyOf')],
+    'not-changed': ['error', `A ${dir} schema's \`not\` changed (not compared in detail).`],
+    'discriminator-added': ['warning', `A ${dir} schema gained a discriminator.`],
+    'discriminator-removed': ['warning', `A ${dir} schema lost its discriminator.`],
+    'discriminator-property-changed': ['error', `A ${dir} discriminator's propertyName changed.`],
+    'discriminator-mapping-added': [req ? 'info' : 'error', `A ${dir} discriminator mapping value was added.`],
+    'discriminator-mapping-removed': [req ? 'error' : 'info', `A ${dir} discriminator mapping value was removed.`],
+    'discriminator-mapping-changed': ['error', `A ${dir} discriminator mapping value now names another schema.`],
+  };
+});
+const REQUEST_COMPOSITION = family('composition', {
+  'request-oneOf-branches-overlap': [
+    'error',
+    'A `oneOf` branch was added that values of a kept branch may also match: such a request matches two branches, and `oneOf` refuses it.',
+  ],
+});
 
-// ---------------------------------------------------------------- deprecation
-const subjects = {
+/** What may be deprecated, given an `x-sunset` and removed: its rules' id prefix, and how a summary names it. */
+const SUBJECTS = {
   operation: 'An operation',
   webhook: 'A webhook',
   'request-parameter': 'A parameter',
   'webhook-payload-parameter': "A webhook's parameter (what the API sends)",
   'request-property': 'A request property',
   'response-property': 'A response property',
-};
-for (const [subject, text] of Object.entries(subjects)) {
-  rule(`${subject}-deprecated`, 'info', 'deprecation and sunset', `${text} was deprecated, with an \`x-sunset\` date far enough ahead.`);
-  rule(`${subject}-undeprecated`, 'info', 'deprecation and sunset', `${text} is no longer deprecated.`);
-  rule(
-    `${subject}-deprecated-without-sunset`,
-    'warning',
-    'deprecation and sunset',
-    `${text} was deprecated without an \`x-sunset\` date: clients cannot plan its removal.`,
-  );
-  rule(
-    `${subject}-sunset-too-soon`,
-    'error',
-    'deprecation and sunset',
-    `${text}'s \`x-sunset\` is fewer than the deprecation period's days away (\`--deprecation-days\`, default 180).`,
-  );
-  rule(`${subject}-sunset-added`, 'info', 'deprecation and sunset', `${text} got an \`x-sunset\` date.`);
-  rule(`${subject}-sunset-removed`, 'info', 'deprecation and sunset', `${text}'s \`x-sunset\` date was withdrawn.`);
-  rule(
-    `${subject}-sunset-moved-earlier`,
-    'error',
-    'deprecation and sunset',
-    `${text}'s \`x-sunset\` moved earlier: clients planned for the old date.`,
-  );
-  rule(`${subject}-sunset-moved-later`, 'info', 'deprecation and sunset', `${text}'s \`x-sunset\` moved later.`);
-  rule(
-    `${subject}-removed-before-sunset`,
-    'error',
-    'deprecation and sunset',
-    `${text} was removed while deprecated, before its \`x-sunset\` date.`,
-  );
-  rule(`${subject}-removed-after-sunset`, 'info', 'deprecation and sunset', `${text} was removed after its \`x-sunset\` date had passed.`);
+} as const;
+export type Subject = keyof typeof SUBJECTS;
+
+/** The deprecation rules of one subject, `text` naming it. */
+const deprecationRows = (text: string) =>
+  ({
+    deprecated: ['info', `${text} was deprecated, with an \`x-sunset\` date far enough ahead.`],
+    undeprecated: ['info', `${text} is no longer deprecated.`],
+    'deprecated-without-sunset': ['warning', `${text} was deprecated without an \`x-sunset\` date: clients cannot plan its removal.`],
+    'sunset-too-soon': [
+      'error',
+      `${text}'s \`x-sunset\` is fewer than the deprecation period's days away (\`--deprecation-days\`, default 180).`,
+    ],
+    'sunset-added': ['info', `${text} got an \`x-sunset\` date.`],
+    'sunset-removed': ['info', `${text}'s \`x-sunset\` date was withdrawn.`],
+    'sunset-moved-earlier': ['error', `${text}'s \`x-sunset\` moved earlier: clients planned for the old date.`],
+    'sunset-moved-later': ['info', `${text}'s \`x-sunset\` moved later.`],
+    'removed-before-sunset': ['error', `${text} was removed while deprecated, before its \`x-sunset\` date.`],
+    'removed-after-sunset': ['info', `${text} was removed after its \`x-sunset\` date had passed.`],
+  }) satisfies Record<string, Row>;
+type DeprecationEvent = keyof ReturnType<typeof deprecationRows>;
+
+function deprecationRules(): Rules<`${Subject}-${DeprecationEvent}`, 'deprecation and sunset'> {
+  const out: Record<string, Rule & { family: 'deprecation and sunset' }> = {};
+  for (const [subject, text] of Object.entries(SUBJECTS)) {
+    const rows: Record<string, Row> = deprecationRows(text);
+    for (const event in rows) out[`${subject}-${event}`] = toRule(`${subject}-${event}`, 'deprecation and sunset', rows[event] as Row);
+  }
+  return out as Rules<`${Subject}-${DeprecationEvent}`, 'deprecation and sunset'>;
 }
+const DEPRECATION = deprecationRules();
 
-rule('sunset-invalid', 'error', 'deprecation and sunset', 'An `x-sunset` is not a date (YYYY-MM-DD, or an RFC 3339 date-time).');
+const SUNSET = family('deprecation and sunset', {
+  'sunset-invalid': ['error', 'An `x-sunset` is not a date (YYYY-MM-DD, or an RFC 3339 date-time).'],
+});
 
-// ---------------------------------------------------------------- stability
-rule(
-  'stability-level-decreased',
-  'error',
-  'stability levels',
-  "An operation's `x-stability-level` was lowered (stable → beta → experimental or alpha → draft).",
-);
-rule('stability-level-increased', 'info', 'stability levels', "An operation's `x-stability-level` was raised.");
-rule(
-  'stability-level-invalid',
-  'error',
-  'stability levels',
-  'An `x-stability-level` is none of draft, alpha, experimental, beta, stable (it is read as stable).',
-);
+/** Every rule but the webhooks' twins, in the order the rule list shows them. */
+const BASE = {
+  ...OPERATIONS,
+  ...SECURITY,
+  ...PARAMETERS,
+  ...SERIALISATION,
+  ...BODIES,
+  ...BODIES_BY_DIRECTION,
+  ...RESPONSES,
+  ...RESPONSE_HEADERS,
+  ...PROPERTIES,
+  ...VISIBILITY,
+  ...TYPES,
+  ...CONSTRAINTS,
+  ...COMPOSITION,
+  ...REQUEST_COMPOSITION,
+  ...DEPRECATION,
+  ...SUNSET,
+  ...STABILITY,
+  ...WEBHOOKS,
+  ...DOCUMENTATION,
+};
+type Base = typeof BASE;
 
-// ---------------------------------------------------------------- webhooks (OpenAPI 3.1): webhooks.ts
-rule('webhook-added', 'info', 'webhooks', 'A webhook was added.');
-rule('webhook-removed', 'error', 'webhooks', 'A webhook was removed without being deprecated first: receivers are no longer called.');
-rule('webhook-operation-id-changed', 'error', 'webhooks', "A webhook's operationId changed: generated receivers name their handler by it.");
-rule(
-  'webhook-security-changed',
-  'error',
-  'webhooks',
-  'The API may now present credentials in a way it did not before: receivers must verify it.',
-);
-rule('webhook-security-narrowed', 'info', 'webhooks', 'The API presents credentials in fewer of the ways it listed.');
-// the payload: what the API sends, read by receivers as a client reads a response
-rule('webhook-payload-required-parameter-removed', 'error', 'webhooks', 'A parameter the API always sent is no longer sent.');
-rule('webhook-payload-optional-parameter-removed', 'warning', 'webhooks', 'A parameter the API sometimes sent is no longer sent.');
-rule('webhook-payload-parameter-added', 'info', 'webhooks', 'The API sends a new parameter.');
-rule('webhook-payload-parameter-made-optional', 'error', 'webhooks', 'A parameter the API always sent may now be missing.');
-rule('webhook-payload-parameter-made-required', 'info', 'webhooks', 'A parameter is now always sent.');
-rule('webhook-payload-parameter-serialisation-changed', 'error', 'webhooks', "A sent parameter's style, explode or content changed.");
-rule('webhook-payload-body-removed', 'error', 'webhooks', 'The API no longer sends a body.');
-rule('webhook-payload-body-added', 'info', 'webhooks', 'The API now sends a body.');
-rule('webhook-payload-body-made-optional', 'error', 'webhooks', 'The body may now be missing.');
-rule('webhook-payload-body-made-required', 'info', 'webhooks', 'The body is now always sent.');
-rule('webhook-payload-content-type-added', 'error', 'webhooks', 'The body may now come in a media type receivers may not read.');
-rule('webhook-payload-content-type-removed', 'info', 'webhooks', 'The body no longer comes in one of its media types.');
-// the reply: what receivers answer, read by the API as it reads a request
-rule('webhook-reply-status-removed', 'error', 'webhooks', 'A reply status receivers answer with is no longer understood.');
-rule('webhook-reply-status-added', 'info', 'webhooks', 'A reply status is now understood.');
-rule('webhook-reply-content-type-removed', 'error', 'webhooks', 'A reply media type is no longer accepted.');
-rule('webhook-reply-content-type-added', 'info', 'webhooks', 'A reply media type is now accepted.');
-rule('webhook-reply-header-removed', 'info', 'webhooks', 'A reply header is no longer read.');
-rule('webhook-reply-required-header-added', 'error', 'webhooks', 'Replies must now carry a new header.');
-rule('webhook-reply-optional-header-added', 'info', 'webhooks', 'Replies may carry a new header.');
-rule('webhook-reply-header-made-required', 'error', 'webhooks', 'A reply header must now be sent.');
-rule('webhook-reply-header-made-optional', 'info', 'webhooks', 'A reply header may now be left out.');
-
+// ---------------------------------------------------------------- webhooks' twins (webhooks.ts)
 /** A webhook's side graded in each direction: what the API sends as a response, what receivers answer as a request. */
 export const WEBHOOK_ROLE = { response: 'payload', request: 'reply' } as const;
-/** The webhook's id of a `request-…` or `response-…` rule: `webhook-reply-…` or `webhook-payload-…`. */
-export const twinId = (dir: Direction, id: string) => `webhook-${WEBHOOK_ROLE[dir]}-${id.slice(dir.length + 1)}`;
 
-/** The schema rules a webhook's payload (graded as a response) and reply (graded as a request) are reported under. */
-const TWINNED: ReadonlySet<Family> = new Set(['properties', 'read-only and write-only', 'types', 'constraints', 'composition']);
+/** The families whose `request-…` and `response-…` rules a webhook's payload and reply are reported under. */
+const TWINNED_FAMILIES: readonly Family[] = ['properties', 'read-only and write-only', 'types', 'constraints', 'composition'];
+type TwinnedFamily = 'properties' | 'read-only and write-only' | 'types' | 'constraints' | 'composition';
+/** …and these, of other families. */
+const TWINNED_ALSO = /^(request|response)-(media-type-schema-(added|removed)|encoding-changed|property-.*)$/;
+type TwinnedAlso =
+  | `${Direction}-${'media-type-schema-added' | 'media-type-schema-removed' | 'encoding-changed'}`
+  | `${'request' | 'response'}-property-${DeprecationEvent}`;
+type TwinnedId = Extract<
+  { [K in keyof Base]: Base[K]['family'] extends TwinnedFamily ? K : never }[keyof Base] | TwinnedAlso,
+  `${Direction}-${string}`
+>;
+type TwinOf<Id extends string> = Id extends `request-${infer R}`
+  ? `webhook-reply-${R}`
+  : Id extends `response-${infer R}`
+    ? `webhook-payload-${R}`
+    : never;
+
+/** Every finding's id: the table's, a webhook's twin of a schema rule included. */
+export type RuleId = keyof Base | TwinOf<TwinnedId>;
+
 const twinned = (r: Rule) =>
-  TWINNED.has(r.family) ||
-  /^(request|response)-(media-type-schema-(added|removed)|encoding-changed)$/.test(r.id) ||
-  (r.family === 'deprecation and sunset' && /^(request|response)-property-/.test(r.id));
+  r.id.startsWith('request-') || r.id.startsWith('response-') ? TWINNED_FAMILIES.includes(r.family) || TWINNED_ALSO.test(r.id) : false;
+
+/** The webhook's id of a `request-…` or `response-…` rule: `webhook-reply-…` or `webhook-payload-…`. */
+export const twinId = (dir: Direction, id: RuleId): RuleId => `webhook-${WEBHOOK_ROLE[dir]}-${id.slice(dir.length + 1)}` as RuleId;
+
+const table = new Map<string, Rule>();
+for (const r of Object.values<Rule>(BASE)) table.set(r.id, r);
 for (const r of [...table.values()].filter(twinned)) {
   const dir: Direction = r.id.startsWith('request-') ? 'request' : 'response';
-  const twin = twinId(dir, r.id);
+  const twin = twinId(dir, r.id as RuleId);
   table.set(twin, {
     id: twin,
     level: r.level,
@@ -464,12 +479,9 @@ for (const r of [...table.values()].filter(twinned)) {
   });
 }
 
-// ---------------------------------------------------------------- documentation
-rule('description-changed', 'info', 'documentation', 'A description or summary changed.');
-
 export const RULES: ReadonlyMap<string, Rule> = table;
 
-export function ruleOf(id: string): Rule {
+export function ruleOf(id: RuleId): Rule {
   const r = table.get(id);
   if (!r) throw new Error(`no rule ${id} in the rule table`);
   return r;

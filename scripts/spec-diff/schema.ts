@@ -5,20 +5,11 @@
  * their readOnly/writeOnly visibility, requiredness and deprecation; the 2020-12 keywords of
  * OpenAPI 3.1 in keywords.ts.
  */
-import { sunsetDate } from './extensions';
+import type { Ctx } from './context';
+import { compareDeprecation, removal } from './deprecation';
 import { type Constraint, type Recurse, compareKeywords2020, compareOpenness } from './keywords';
 import { esc, type Json } from './load';
-import { CONSTRAINT_VERBS, type Direction } from './rules';
-
-/** Where findings go: `push` looks each rule's level up in the rule table. */
-export interface Ctx {
-  push(rule: string, pointer: string, message: string, side?: 'old' | 'new'): void;
-  /** YYYY-MM-DD */
-  today: string;
-  deprecationDays: number;
-  /** A parameter's or header's schema: its values are text on the wire (types compared as texts: textCovers). */
-  textual?: boolean;
-}
+import { type ConstraintName, type Direction, type RuleId, type VerbOf } from './rules';
 
 const fmt = (v: unknown) => JSON.stringify(v);
 
@@ -43,59 +34,6 @@ export function canonical(value: unknown, stack: object[] = []): string {
   // Only what does not lie on a cycle has one text wherever it is reached from.
   if (!text.includes('#cycle')) canonicalCache.set(value, text);
   return text;
-}
-
-// ---------------------------------------------------------------- sunsets
-
-/** The `x-sunset` date as YYYY-MM-DD; absent or invalid (its own finding: extensions.ts) is undefined. */
-export const sunsetOf = (x: Json | undefined): string | undefined => sunsetDate(x?.['x-sunset']);
-
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
-
-/** `deprecated` and `x-sunset` of one operation, parameter or property. */
-export function compareDeprecation(subject: string, o: Json, n: Json, at: string, ctx: Ctx): void {
-  const oDep = o.deprecated === true;
-  const nDep = n.deprecated === true;
-  const os = sunsetOf(o);
-  const ns = sunsetOf(n);
-  const tooSoon = (date: string) => daysBetween(ctx.today, date) < ctx.deprecationDays;
-  if (!oDep && nDep) {
-    if (!ns) ctx.push(`${subject}-deprecated-without-sunset`, `${at}/deprecated`, 'deprecated without an x-sunset date');
-    else if (tooSoon(ns))
-      ctx.push(
-        `${subject}-sunset-too-soon`,
-        `${at}/x-sunset`,
-        `deprecated with x-sunset ${ns}, ${daysBetween(ctx.today, ns)} day(s) away: the deprecation period is ${ctx.deprecationDays} days`,
-      );
-    else ctx.push(`${subject}-deprecated`, `${at}/deprecated`, `deprecated, to be removed on ${ns}`);
-  } else if (oDep && !nDep) {
-    ctx.push(`${subject}-undeprecated`, `${at}/deprecated`, 'no longer deprecated');
-  }
-  if (os === ns || (!oDep && nDep && ns)) return; // the new date was graded with the deprecation
-  if (os === undefined) {
-    if (nDep && tooSoon(ns!))
-      ctx.push(
-        `${subject}-sunset-too-soon`,
-        `${at}/x-sunset`,
-        `x-sunset ${ns} is ${daysBetween(ctx.today, ns!)} day(s) away: the deprecation period is ${ctx.deprecationDays} days`,
-      );
-    else ctx.push(`${subject}-sunset-added`, `${at}/x-sunset`, `to be removed on ${ns}`);
-  } else if (ns === undefined) ctx.push(`${subject}-sunset-removed`, at, `removal date ${os} withdrawn`);
-  else if (ns < os)
-    ctx.push(`${subject}-sunset-moved-earlier`, `${at}/x-sunset`, `removal moved earlier, from ${os} to ${ns}: clients planned for ${os}`);
-  else ctx.push(`${subject}-sunset-moved-later`, `${at}/x-sunset`, `removal moved later, from ${os} to ${ns}`);
-}
-
-/**
- * Something removed from the contract: after its x-sunset date that is expected, before it
- * is breaking, and without one the plain rule applies.
- */
-export function removal(subject: string, plainRule: string, old: Json, at: string, what: string, ctx: Ctx): void {
-  const sunset = sunsetOf(old);
-  if (sunset && sunset <= ctx.today)
-    ctx.push(`${subject}-removed-after-sunset`, at, `${what} removed after its sunset date ${sunset}`, 'old');
-  else if (sunset) ctx.push(`${subject}-removed-before-sunset`, at, `${what} removed before its sunset date ${sunset}`, 'old');
-  else ctx.push(plainRule, at, `${what} removed`, 'old');
 }
 
 // ---------------------------------------------------------------- schemas
@@ -198,9 +136,17 @@ export function compareSchema(oldS: unknown, newS: unknown, dir: Direction, at: 
 }
 
 /** A constraint's finding, pointing at the keyword (which the locator resolves to the schema when it was removed). */
-function constraint(dir: Direction, name: string, verb: string, at: string, message: string, ctx: Ctx, keyword = name): void {
-  if (!CONSTRAINT_VERBS[name]?.[verb]) throw new Error(`no verb ${verb} for ${name}`);
-  ctx.push(`${dir}-${name}-${verb}`, `${at}/${keyword}`, message);
+function constraint<C extends ConstraintName>(
+  dir: Direction,
+  name: C,
+  verb: VerbOf<C>,
+  at: string,
+  message: string,
+  ctx: Ctx,
+  keyword: string = name,
+): void {
+  // The id is one of the table's: `name` and `verb` are typed from CONSTRAINT_VERBS, whose every pair the table has.
+  ctx.push(`${dir}-${name}-${verb}` as RuleId, `${at}/${keyword}`, message);
 }
 
 function compareResolved(oldS: unknown, newS: unknown, dir: Direction, at: string, ctx: Ctx, stack: Pairs): void {
@@ -262,14 +208,23 @@ function compareTypes(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): v
   }
 }
 
+/** Every constraint keyword of two (flattened) schemas: bounds, sizes, values, the enum and the default. */
 function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
-  // bounds, either form of exclusiveness
+  compareBounds(o, n, dir, at, ctx);
+  compareSizes(o, n, dir, at, ctx);
+  compareValueRules(o, n, dir, at, ctx);
+  compareEnum(o, n, dir, at, ctx);
+  compareDefault(o, n, dir, at, ctx);
+}
+
+/** minimum and maximum, in either form of exclusiveness. */
+function compareBounds(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   for (const side of ['min', 'max'] as const) {
     const name = side === 'min' ? 'minimum' : 'maximum';
     const ob = boundOf(o, side);
     const nb = boundOf(n, side);
     if (!ob && !nb) continue;
-    let verb: string | undefined;
+    let verb: VerbOf<'minimum' | 'maximum'> | undefined;
     if (!ob) verb = 'added';
     else if (!nb) verb = 'removed';
     else if (ob.value !== nb.value) verb = nb.value > ob.value ? 'raised' : 'lowered';
@@ -280,7 +235,10 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
     if (verb)
       constraint(dir, name, verb, at, `${name} ${verb.replace('-', ' ')}: ${boundText(ob)} → ${boundText(nb)}`, ctx, written(nb ? n : o));
   }
+}
 
+/** The length, item, property and contains counts. */
+function compareSizes(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   for (const name of [
     'minLength',
     'maxLength',
@@ -297,7 +255,10 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
     const verb = ov === undefined ? 'added' : nv === undefined ? 'removed' : nv > ov ? 'raised' : 'lowered';
     constraint(dir, name, verb, at, `${name} ${verb}: ${ov ?? 'none'} → ${nv ?? 'none'}`, ctx);
   }
+}
 
+/** multipleOf, pattern, uniqueItems and const. */
+function compareValueRules(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   const om = typeof o.multipleOf === 'number' ? o.multipleOf : undefined;
   const nm = typeof n.multipleOf === 'number' ? n.multipleOf : undefined;
   if (om !== nm) {
@@ -326,7 +287,9 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
     const verb = o.const === undefined ? 'added' : n.const === undefined ? 'removed' : 'changed';
     constraint(dir, 'const', verb, at, `const changed from ${fmt(o.const) ?? 'none'} to ${fmt(n.const) ?? 'none'}`, ctx);
   }
+}
 
+function compareEnum(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   const ov: unknown[] | undefined = Array.isArray(o.enum) ? o.enum : undefined;
   const nv: unknown[] | undefined = Array.isArray(n.enum) ? n.enum : undefined;
   if (canonical(ov) !== canonical(nv)) {
@@ -349,7 +312,9 @@ function compareConstraints(o: Json, n: Json, dir: Direction, at: string, ctx: C
         );
     }
   }
+}
 
+function compareDefault(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   if (canonical(o.default) !== canonical(n.default)) {
     const verb = o.default === undefined ? 'added' : n.default === undefined ? 'removed' : 'changed';
     ctx.push(

@@ -18,7 +18,9 @@ import {
   serialisation,
 } from './operations';
 import { type Direction, twinId, WEBHOOK_ROLE } from './rules';
-import { compareDeprecation, compareSchema, type Ctx, removal } from './schema';
+import type { Ctx } from './context';
+import { compareDeprecation, removal } from './deprecation';
+import { compareSchema } from './schema';
 
 /** Findings of one side of a webhook: `request-x` / `response-x` (the direction it is graded in) becomes its twin (rules.ts). */
 function role(ctx: Ctx, dir: Direction): Ctx {
