@@ -336,7 +336,7 @@ function constraintRows(dir: Direction): Record<ConstraintId | `default-${'added
     req ? 'error' : 'info',
     `A ${dir} default changed${req ? ': requests that leave it out now mean something else' : ''}.`,
   ];
-  return rows as Record<ConstraintId | `default-${'added' | 'removed' | 'changed'}`, Row>;
+  return rows;
 }
 const CONSTRAINTS = eachDirection('constraints', constraintRows);
 
