@@ -1,6 +1,6 @@
 /**
  * npm run docs:rules [-- --check]: writes the spec diff's rule list (from the rule table in
- * scripts/spec-diff/rules.ts) into docs/spec-diff.md, between its rule-list markers.
+ * `RULES`) into docs/spec-diff.md, between its rule-list markers.
  * --check: exits 1 when the page's list differs from the table.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * The spec diff's pairs for the JSON Schema 2020-12 keywords of OpenAPI 3.1: [rule suffix, what,
  * old schema, new schema, level in a request, level in a response], as the rule test's other
- * schema pairs (test/unit/spec-diff/rules.test.ts).
+ * schema pairs (the schemas file of the rule tests).
  */
 import type { Level } from '../../scripts/spec-diff';
 
