@@ -42,6 +42,8 @@ import { type Depth, type LogFile, deepPages, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
 import { type Measurement, SCENARIOS, auth, measure } from './measure';
 import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
+import { scratchServerUrl } from '../lib/database';
+import { runTool } from '../lib/tool';
 
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
@@ -128,11 +130,8 @@ async function startupMs(start: (port: number) => Promise<ServerProcess>, key: s
 
 async function main(argv: string[]): Promise<number> {
   const o = parseOptions(argv);
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    process.stderr.write('bench: set DATABASE_URL to a PostgreSQL server (the bench makes and drops a database of its own there)\n');
-    return 2;
-  }
+  const adminUrl = scratchServerUrl('bench');
+  if (!adminUrl) return 2;
   const lines: string[] = [];
   const out = (line: string) => {
     lines.push(line);
@@ -280,10 +279,4 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('bench failed', () => main(process.argv.slice(2)), { stack: true });

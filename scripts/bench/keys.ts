@@ -14,15 +14,14 @@ import { connect } from '../../src/store/db';
 import { createKey } from '../../src/store/keyAdmin';
 import { migrate } from '../../src/store/migrate';
 import { positiveIntegerOption, scratchDatabase } from '../lib/processes';
+import { scratchServerUrl } from '../lib/database';
+import { runTool } from '../lib/tool';
 
 const bearer = (key: string) => ({ headers: { authorization: `Bearer ${key}` }, raw: ['Authorization', `Bearer ${key}`] });
 
 async function main(argv: string[]): Promise<number> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    process.stderr.write('bench:keys: set DATABASE_URL to a PostgreSQL server (a database of its own is made and dropped there)\n');
-    return 2;
-  }
+  const adminUrl = scratchServerUrl('bench:keys');
+  if (!adminUrl) return 2;
   const runs = positiveIntegerOption(argv, 'runs', 7);
   const requests = positiveIntegerOption(argv, 'requests', 200_000);
   const count = positiveIntegerOption(argv, 'keys', 1_000);
@@ -72,10 +71,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('bench:keys failed', () => main(process.argv.slice(2)), { stack: true });

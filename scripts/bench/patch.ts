@@ -10,6 +10,7 @@ import Published from 'openapi-backend-published';
 import { backendOptions, createBackend } from '../../src/contract/backend';
 import { loadSpec } from '../../src/contract/spec';
 import { positiveIntegerOption } from '../lib/processes';
+import { runTool } from '../lib/tool';
 
 const headers = { authorization: 'Bearer x', 'content-type': 'application/json', host: 'localhost' };
 const REQUESTS = {
@@ -55,7 +56,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runTool('bench:patch failed', () => main(process.argv.slice(2)), { stack: true });

@@ -27,6 +27,8 @@ import {
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { SCENARIOS, type Scenario } from './measure';
+import { scratchServerUrl } from '../lib/database';
+import { runTool } from '../lib/tool';
 
 interface ProfileNode {
   id: number;
@@ -105,9 +107,9 @@ async function profileOne(
   }
 }
 
-async function main(argv: string[]): Promise<void> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) throw new Error('set DATABASE_URL to a PostgreSQL server');
+async function main(argv: string[]): Promise<number> {
+  const adminUrl = scratchServerUrl('bench:profile');
+  if (!adminUrl) return 2;
   const duration = positiveIntegerOption(argv, 'duration', 10);
   const pets = positiveIntegerOption(argv, 'pets', 100_000);
   const top = positiveIntegerOption(argv, 'top', 12);
@@ -152,12 +154,7 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     await db.drop();
   }
+  return 0;
 }
 
-main(process.argv.slice(2)).then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench:profile failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('bench:profile failed', () => main(process.argv.slice(2)), { stack: true });

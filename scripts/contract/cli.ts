@@ -8,6 +8,7 @@ import path from 'node:path';
 import { specPath } from '../../src/paths';
 import { type CheckResult, checkGenerated, checkRelease, lintSpec, spectralLint } from './checks';
 import { DocumentError } from '../spec-diff';
+import { runTool } from '../lib/tool';
 
 async function main(argv: string[]): Promise<number> {
   const i = argv.indexOf('--spec');
@@ -29,4 +30,4 @@ async function main(argv: string[]): Promise<number> {
   return failed.length ? 1 : 0;
 }
 
-void main(process.argv.slice(2)).then((code) => process.exit(code));
+runTool('contract failed', () => main(process.argv.slice(2)));

@@ -11,6 +11,7 @@ import { specPath } from '../../src/paths';
 import { acceptedFileFor, checkRelease, releasedDir } from './checks';
 import { removeAccepted } from '../spec-diff/accepted';
 import { changelog } from '../spec-diff/report';
+import { runTool } from '../lib/tool';
 
 export const changelogPath = path.join(path.dirname(specPath), 'CHANGELOG.md');
 
@@ -51,4 +52,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-void main().then((code) => process.exit(code));
+runTool('contract:release failed', () => main());

@@ -3,17 +3,13 @@
  * Safe to re-run: what is applied is recorded and skipped. (`npm start` runs the same
  * migrations at start-up; this is for deploy pipelines that migrate first.)
  */
-import { loadConfig } from '../../src/config';
-import { connect } from '../../src/store/db';
 import { migrate, readMigrations } from '../../src/store/migrate';
+import { connectToDatabaseUrl } from '../lib/database';
+import { runTool } from '../lib/tool';
 
 async function main(): Promise<number> {
-  const { databaseUrl, databasePoolMode } = loadConfig(process.env);
-  if (!databaseUrl) {
-    process.stderr.write('DATABASE_URL is not set: name the PostgreSQL to migrate (the embedded one is migrated by npm start)\n');
-    return 1;
-  }
-  const sql = connect(databaseUrl, { max: 1, poolMode: databasePoolMode });
+  const sql = connectToDatabaseUrl('name the PostgreSQL to migrate (the embedded one is migrated by npm start)');
+  if (!sql) return 1;
   try {
     const all = readMigrations();
     const applied = await migrate(sql, all);
@@ -31,10 +27,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`db:migrate failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('db:migrate failed', () => main());

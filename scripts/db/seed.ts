@@ -3,10 +3,11 @@
  * … "Sample animal N", statuses in turn), inserting only those not there yet, in batches,
  * each committed on its own. Safe to re-run or to interrupt and run again.
  */
-import { loadConfig } from '../../src/config';
-import { connect, onlyRow } from '../../src/store/db';
+import { onlyRow } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
 import { seedSampleAnimals } from './sampleAnimals';
+import { connectToDatabaseUrl } from '../lib/database';
+import { runTool } from '../lib/tool';
 
 function progress(done: number, total: number): void {
   const width = 30;
@@ -23,12 +24,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('usage: npm run db:seed -- --count N   (N: how many sample animals the database should hold)\n');
     return 2;
   }
-  const { databaseUrl, databasePoolMode } = loadConfig(process.env);
-  if (!databaseUrl) {
-    process.stderr.write('DATABASE_URL is not set: name the PostgreSQL to seed\n');
-    return 1;
-  }
-  const sql = connect(databaseUrl, { max: 1, poolMode: databasePoolMode });
+  const sql = connectToDatabaseUrl('name the PostgreSQL to seed');
+  if (!sql) return 1;
   try {
     await migrate(sql);
     const started = Date.now();
@@ -49,10 +46,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`db:seed failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('db:seed failed', () => main(process.argv.slice(2)));

@@ -10,6 +10,7 @@ import { watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { specPath } from '../../src/paths';
 import { type Plan, pendingChanges, planGeneration } from './generate';
+import { runTool } from '../lib/tool';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -106,12 +107,4 @@ async function main(argv: string[]): Promise<number | undefined> {
   return code;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== undefined) process.exit(code);
-  },
-  (err: unknown) => {
-    process.stderr.write(`generate: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('generate', () => main(process.argv.slice(2)));

@@ -20,6 +20,7 @@ import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from
 import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keyAdmin';
 import { displayPrefix } from '../../src/store/keyFormat';
 import { migrate } from '../../src/store/migrate';
+import { runTool } from '../lib/tool';
 
 const USAGE = `npm run keys -- <command> [options]
 
@@ -245,10 +246,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`keys failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runTool('keys failed', () => main(process.argv.slice(2)));

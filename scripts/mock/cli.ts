@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { loadSpec } from '../../src/contract/spec';
 import { createMockHandlers } from '../../src/handlers/mock';
 import { createLogging } from '../../src/ops/logger';
+import { runTool } from '../lib/tool';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -41,7 +42,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+runTool('mock', main, { stack: true, plain: (err) => err instanceof ConfigError });

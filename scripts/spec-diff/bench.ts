@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { diffDocuments, loadDocument } from '.';
+import { runTool } from '../lib/tool';
 
 type Json = Record<string, any>;
 
@@ -169,4 +170,4 @@ async function main(argv: string[]): Promise<number> {
   return large < 2000 && cold.ok ? 0 : 1;
 }
 
-if (require.main === module) void main(process.argv.slice(2)).then((code) => process.exit(code));
+if (require.main === module) runTool('bench:spec-diff failed', () => main(process.argv.slice(2)), { stack: true });

@@ -13,6 +13,7 @@ import { specPath } from '../../src/paths';
 import { AcceptedFileError, applyAccepted, readAccepted } from './accepted';
 import { DocumentError, diffDocuments, failures, loadDocument } from '.';
 import { FORMATS, type Format, formatChanges } from './report';
+import { runTool } from '../lib/tool';
 
 const USAGE = `usage: npm run spec:diff -- OLD NEW [options]
        npm run spec:diff -- --base GIT_REF [NEW]     (OLD is NEW as it is at GIT_REF; NEW defaults to spec/openapi.yaml)
@@ -160,10 +161,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`cannot compare: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(2);
-  },
-);
+runTool('cannot compare', () => main(process.argv.slice(2)), { failureStatus: 2 });

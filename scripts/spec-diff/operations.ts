@@ -2,6 +2,7 @@
  * Comparing operations: identity, security, parameters and their serialisation, request
  * bodies, responses and their headers, deprecation.
  */
+import { METHODS } from '../../src/contract/methods';
 import { basePathOfUrl } from '../../src/contract/basePath';
 import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensions';
 import { esc, type Json, ptr } from './load';
@@ -9,8 +10,6 @@ import type { Ctx } from './context';
 import { compareDeprecation, removal } from './deprecation';
 import { canonical, compareSchema } from './schema';
 import type { Direction } from './rules';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export interface Operation {
   /** METHOD /path with parameter names blanked: the identity of an operation. */

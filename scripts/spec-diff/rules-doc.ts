@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
+import { runTool } from '../lib/tool';
 import { renderRuleList } from './rules';
 
 export const START = '<!-- spec-diff-rules:start (npm run docs:rules writes this list) -->';
@@ -37,4 +38,4 @@ function main(argv: string[]): number {
   return 0;
 }
 
-if (require.main === module) process.exit(main(process.argv.slice(2)));
+if (require.main === module) runTool('docs:rules failed', () => Promise.resolve(main(process.argv.slice(2))));

@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import OpenAPIBackend, { type Options, ValidationContext } from 'openapi-backend';
-import { METHODS, type Spec } from './spec';
+import { METHODS } from './methods';
+import type { Spec } from './spec';
 import { customizeAjv } from './validation';
 
 /**

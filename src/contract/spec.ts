@@ -3,6 +3,7 @@ import { isMap, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import { specPath } from '../paths';
 import { basePathOfUrl } from './basePath';
 import { bundleSpec } from './bundle';
+import { METHODS } from './methods';
 
 /** The top-level JSON type a request body must have: an object or an array (see bodyTypeOf). */
 export interface BodyType {
@@ -81,9 +82,6 @@ export function underApiRoot(spec: Pick<Spec, 'apiRoot'>, path: string): boolean
 export function keyFirst(spec: Spec, path: string): boolean {
   return underApiRoot(spec, path) && !spec.keylessPaths.has(path);
 }
-
-/** The HTTP methods a path item can hold, in the order the OpenAPI specification lists them. */
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 function isRef(x: unknown): x is OpenAPIV3.ReferenceObject {
   return typeof x === 'object' && x !== null && '$ref' in x;

@@ -95,6 +95,10 @@ describe('the functions of src/', () => {
     expect(files.flatMap((file) => longFunctions(file, MAX_LINES))).toEqual([]);
   });
 
+  test(`when a function or method in scripts/ is measured, then none is longer than ${MAX_LINES} lines`, () => {
+    expect(sourceFiles(path.join(projectRoot, 'scripts')).flatMap((file) => longFunctions(file, MAX_LINES))).toEqual([]);
+  });
+
   // Start-up reads as build, listen, stop: each a function that fits on a screen.
   const MAX_START_UP_LINES = 40;
   test(`when a function in main.ts is measured, then none is longer than ${MAX_START_UP_LINES} lines`, () => {
@@ -161,6 +165,17 @@ describe('scripts/', () => {
     );
     expect(entryPoints.length).toBeGreaterThan(8);
     expect(entryPoints.filter((file) => !folders.includes(file.split('/')[0] as string) || !file.includes('/'))).toEqual([]);
+  });
+
+  test('when a tool written in TypeScript is run by npm, then it ends through runTool (scripts/lib/tool.ts), as every tool does', () => {
+    const { scripts: npmScripts } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const entryPoints = [
+      ...new Set(Object.values(npmScripts).flatMap((command) => [...command.matchAll(/\bscripts\/\S+\.ts\b/g)].map((m) => m[0]))),
+    ];
+    expect(entryPoints.length).toBeGreaterThan(8);
+    expect(entryPoints.filter((file) => !/\brunTool\(/.test(readFileSync(path.join(projectRoot, file), 'utf8')))).toEqual([]);
   });
 
   test('when a script imports, then nothing comes from test/ (what both need lives in src/ or scripts/lib/)', () => {

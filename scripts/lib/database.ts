@@ -1,0 +1,23 @@
+import { loadConfig } from '../../src/config';
+import { type Sql, connect } from '../../src/store/db';
+
+/**
+ * The tool's connection to DATABASE_URL (one, pooled as DATABASE_POOL_MODE says), or undefined
+ * after saying on stderr that it is not set and `why` it is needed. Read through the service's
+ * configuration, so that a tool refuses what the service would.
+ */
+export function connectToDatabaseUrl(why: string): Sql | undefined {
+  const { databaseUrl, databasePoolMode } = loadConfig(process.env);
+  if (databaseUrl === undefined) {
+    process.stderr.write(`DATABASE_URL is not set: ${why}\n`);
+    return undefined;
+  }
+  return connect(databaseUrl, { max: 1, poolMode: databasePoolMode });
+}
+
+/** DATABASE_URL, for a tool that makes and drops a database of its own there; undefined (said on stderr) when it is not set. */
+export function scratchServerUrl(tool: string): string | undefined {
+  const url = process.env.DATABASE_URL;
+  if (!url) process.stderr.write(`${tool}: set DATABASE_URL to a PostgreSQL server (a database of its own is made and dropped there)\n`);
+  return url;
+}
