@@ -73,3 +73,36 @@ describe('links in the README and docs', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('folder READMEs', () => {
+  /** The operations the handler registry names (generated/handlers.ts). */
+  const operationIds = new Set(
+    [...readFileSync(path.join(projectRoot, 'generated', 'handlers.ts'), 'utf8').matchAll(/from '\.\.\/src\/handlers\/(\w+)'/g)].map(
+      (m) => m[1] as string,
+    ),
+  );
+  // A folder's README is its table of contents: what a newcomer reads before opening its files.
+  const readmes = ['src', 'scripts', 'test', 'patches'].flatMap((top) =>
+    markdownFiles(path.join(projectRoot, top)).filter((file) => path.basename(file) === 'README.md'),
+  );
+
+  test.each(readmes.map((file) => [path.relative(projectRoot, file), file]))(
+    'when %s is read, then it names every file and folder beside it',
+    (_name, file) => {
+      const text = readFileSync(file, 'utf8');
+      const dir = path.dirname(file);
+      const entries = readdirSync(dir, { withFileTypes: true }).filter((e) => e.name !== 'README.md' && !e.name.startsWith('.'));
+      // Named as a word of its own (in backticks, a link, a heading); one file per operationId, as `<operationId>.ts`.
+      const named = (name: string) =>
+        new RegExp(`(^|[\\s\`(\\[/])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[\\s\`)\\],.:;])`, 'm').test(text) ||
+        (operationIds.has(name.replace(/\.ts$/, '')) && text.includes('`<operationId>.ts`'));
+      const unnamed = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).filter((name) => !named(name));
+      expect(unnamed).toEqual([]);
+    },
+  );
+
+  test('when the folders with a README are counted, then there are some in each of src/, scripts/ and test/', () => {
+    for (const top of ['src', 'scripts', 'test'])
+      expect(readmes.some((file) => file.startsWith(path.join(projectRoot, top, '')))).toBe(true);
+  });
+});
