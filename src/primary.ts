@@ -14,7 +14,7 @@ export interface Ports {
 /** What a worker tells the primary: where it listens, then the migrations applied once its database is ready. */
 export type WorkerMessage = { listening: Ports } | { ready: number[] };
 
-/** A worker's side of the messages: sent by the serving process (src/main.ts) when it was forked. */
+/** A worker's side of the messages: sent by the serving process when it was forked. */
 export function tellPrimary(message: WorkerMessage): void {
   process.send?.(message);
 }

@@ -1,7 +1,7 @@
 /**
  * The two alternatives a user would pick instead of this product, for the benchmark: the
  * same contract from the same spec (spec/openapi.yaml), on the same store and SQL
- * (src/store/pets.ts) and the same bearer check (src/http/auth.ts), each library wired the
+ * (`createPetStore`) and the same bearer check (`createAuthenticator`), each library wired the
  * way its documentation shows, with no start-up or per-request tuning:
  *
  * - `openapi-backend`: express 5, express.json(), and openapi-backend as published on npm

@@ -1,7 +1,7 @@
 /**
  * The benchmark's baselines, measuring tools kept beside the product. They implement the
- * same contract over the same store (src/store/pets.ts, so the same SQL), the same bearer
- * check (src/http/auth.ts), the same exact JSON parsing (src/http/body.ts) and the same
+ * same contract over the same store (`createPetStore`, so the same SQL), the same bearer
+ * check (`createAuthenticator`), the same exact JSON parsing (`readJsonBody`) and the same
  * Error bodies, with the contract's checks written by hand (checks.ts) instead of derived
  * from the spec:
  *

@@ -3,7 +3,7 @@
  *
  * The product as production runs it, against the baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor, and for information the floor on the product's
- * server, src/http/server.ts), the two alternatives a user would pick instead
+ * server, `createHttpServer`), the two alternatives a user would pick instead
  * (express 5 + openapi-backend as documented, express 5 + express-openapi-validator), and
  * itself with VALIDATE_RESPONSES=log and =enforce (the cost of checking each reply) and with
  * RATE_LIMIT=off (the cost of the rate limiter), on a database of its own on DATABASE_URL

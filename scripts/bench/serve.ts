@@ -4,7 +4,7 @@
  * (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
  * and prints "listening on http://127.0.0.1:<port>/v1" like the product. `bare-born` is the bare
  * floor on a server that makes its requests and responses with express's prototypes, as the
- * product's does (src/http/server.ts): the floor on the product's footing, for information.
+ * product's does (`createHttpServer`): the floor on the product's footing, for information.
  */
 import { createServer } from 'node:http';
 import { expressObjects } from '../../src/http/server';

@@ -11,9 +11,9 @@ import { customizeAjv } from './validation';
  * ajv-formats with int64 as a safe integer. A response is validated as it is: no default is
  * filled into it (that would hide a property the handler left out), so its validators get an
  * Ajv of their own, without useDefaults. Quick mode: the document's validity as OpenAPI is checked by
- * `npm run contract` and test/component/contract/spec.test.ts, not at every start (half the start-up time), and
+ * `npm run contract` and the contract's tests, not at every start (half the start-up time), and
  * validators are compiled as asked for rather than all of them (the response validators only
- * when VALIDATE_RESPONSES asks for them, at start-up: src/contract/replyCheck.ts).
+ * when VALIDATE_RESPONSES asks for them, at start-up: `createReplyCheck`).
  */
 export function backendOptions(spec: Spec): Options {
   return {

@@ -9,7 +9,7 @@ export type OperationId = keyof operations;
 /** Where an operation's handler lives, relative to the project root. */
 export const handlerFile = (operationId: string) => `src/handlers/${operationId}.ts`;
 
-/** Thrown by a generated stub (src/handlers/stub.ts): answered with 501 `not_implemented`. */
+/** Thrown by a generated stub (`notImplemented`): answered with 501 `not_implemented`. */
 export class NotImplementedError extends Error {
   constructor(readonly operationId: string) {
     super(`${operationId} is not implemented yet: fill in ${handlerFile(operationId)}`);

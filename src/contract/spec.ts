@@ -151,7 +151,7 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, all: Map<string, Oper
 }
 
 /**
- * The body is decoded once (src/http/body.ts) and handed to openapi-backend as a value. The
+ * The body is decoded once (`readJsonBody`) and handed to openapi-backend as a value. The
  * library decodes a body it is given as a string or a number once more, as JSON text, so a
  * JSON body must be a document: an object or an array, checked before the library sees it.
  */

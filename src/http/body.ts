@@ -99,7 +99,7 @@ const withArticle = (type: string) => (type === 'null' ? 'null' : /^[aeiou]/.tes
 
 /**
  * Refuses a decoded body whose JSON type is not the one the operation's schema names (an object
- * or an array: src/contract/spec.ts allows no other), with a message that says what it got:
+ * or an array: the spec's loader allows no other), with a message that says what it got:
  * "request body must be an object, got a string". A JSON string whose content is JSON (a body
  * encoded twice) is such a body: it is never decoded again.
  */

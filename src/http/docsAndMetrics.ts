@@ -11,7 +11,7 @@ import { sendError } from './reply';
  * GET /metrics in Prometheus format, outside the API root. With a token (METRICS_TOKEN), only
  * for its bearer, who sees every metric; without one, `open` says what anyone sees: `full` on a
  * port of its own (METRICS_PORT, kept off the public network), `public` on the API port
- * (nothing that names a caller or the runtime: src/ops/metrics.ts).
+ * (nothing that names a caller or the runtime: `createMetrics`).
  */
 export function metricsRoute(metrics: Metrics, token: string | undefined, open: 'full' | 'public'): RequestHandler {
   const authenticate = token === undefined ? undefined : createAuthenticator({ apiKeys: [token], scopes: [] });

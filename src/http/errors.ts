@@ -76,7 +76,7 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 /**
- * A fault's cause, kept for the request's log line (src/ops/requestLog.ts), which records it
+ * A fault's cause, kept for the request's log line (`requestLog`), which records it
  * with its stack, once: every 5xx's, and a database failure's behind its 503.
  */
 export function keepCause(res: Response, failure: HttpError, cause: unknown): void {

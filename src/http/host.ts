@@ -11,7 +11,7 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]
  * request message that lacks a Host header field and to any request message that contains
  * more than one Host header field line or a Host header field with an invalid field value."
  * Node would answer a missing Host itself, with a bare 400 (its requireHostHeader is off for
- * that reason: src/http/server.ts), and serves duplicates and invalid values: each is our Error body here.
+ * that reason: `createHttpServer`), and serves duplicates and invalid values: each is our Error body here.
  */
 export const requireValidHost: RequestHandler = (req, res, next) => {
   let count = 0;

@@ -236,5 +236,5 @@ class ApiPipeline {
   }
 }
 
-/** The express middleware of the pipeline (src/app.ts mounts it before the routes outside the contract). */
+/** The express middleware of the pipeline (`createApp` mounts it before the routes outside the contract). */
 export const createApiPipeline = (deps: PipelineDeps): RequestHandler => new ApiPipeline(deps).handle;

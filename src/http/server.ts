@@ -72,7 +72,7 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
       requestTimeout: t.requestTimeoutMs,
       // Node checks the two timeouts above on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(t.headersTimeoutMs / 4))),
-      // A missing Host is answered by the app with the Error body (src/http/host.ts), not by Node with a bare 400.
+      // A missing Host is answered by the app with the Error body (`requireValidHost`), not by Node with a bare 400.
       requireHostHeader: false,
     },
     app,

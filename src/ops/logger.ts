@@ -5,7 +5,7 @@ export type Logger = pino.Logger;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** What the line of one request says (src/ops/requestLog.ts). Undefined fields are left out, as pino leaves them out. */
+/** What the line of one request says (`requestLog`). Undefined fields are left out, as pino leaves them out. */
 export interface RequestLogFields {
   req: { id: string; method: string; path: string };
   res: { statusCode: number };
@@ -132,7 +132,7 @@ const str = JSON.stringify;
 /**
  * `logger.info(fields, msg)` for the line written for every request, with the JSON built by a
  * template for these fields instead of pino's generic serializer, which costs several percent
- * of a request. The line is pino's, byte for byte (test/component/ops/logs.test.ts compares them): its
+ * of a request. The line is pino's, byte for byte (a test compares them): its
  * destination, fields and time function are the ones the logger was made with, and its level
  * is read through the logger's public methods.
  */

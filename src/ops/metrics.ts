@@ -2,11 +2,6 @@ import { Counter, Gauge, Histogram, Registry, type RegistryContentType, collectD
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/**
- * Prometheus metrics of one app: requests by operation and status, deprecated calls by key,
- * handler replies that broke the contract,
- * the database's queries in flight (`queriesInFlight`, read at each scrape), the process.
- */
 /** The read replica as the store sees it (DATABASE_REPLICA_URL). */
 export interface ReplicaMetrics {
   reachable: boolean;
@@ -16,6 +11,10 @@ export interface ReplicaMetrics {
 }
 
 /**
+ * Prometheus metrics of one app: requests by operation and status, deprecated calls by client,
+ * handler replies that broke the contract, the database's queries in flight (`queriesInFlight`,
+ * read at each scrape), the read replica, the process.
+ *
  * Two views of one set of metrics. `registry`, the public view, is what GET /metrics shows a
  * caller without a token on the API port: nothing in it names a caller or the runtime.
  * `fullRegistry` adds what does: deprecated calls by client and the Node.js

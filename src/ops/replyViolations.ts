@@ -1,7 +1,7 @@
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 
-/** What a reply that broke the contract is reported with (src/contract/replyCheck.ts's ReplyContractError has these). */
+/** What a reply that broke the contract is reported with (`ReplyContractError` has these). */
 export interface ReplyViolation {
   operationId: string;
   status: number;

@@ -167,7 +167,7 @@ export function createKeyRegistry(
     }
     if (!stopped) timer = setTimeout(() => void tick(), Math.max(0, refreshMs - (Date.now() - started)));
   };
-  // A failed preparation stops the process (src/main.ts): nothing to read then.
+  // A failed preparation stops the process: nothing to read then.
   after.then(
     () => {
       if (!stopped) void tick();

@@ -114,7 +114,7 @@ export function onlyRow<T>(rows: readonly T[], statement: string): T {
  * Past it the query is cancelled and DeadlineExceededError thrown; a failure that says the
  * database cannot serve right now becomes DatabaseUnavailableError (with the driver's error
  * as its cause). A transaction cannot be cancelled from here: statement_timeout ends it on the server;
- * a transaction that writes goes through commitWithin (src/store/commit.ts), so that a write
+ * a transaction that writes goes through `commitWithin`, so that a write
  * answered as failed never commits afterwards.
  */
 export async function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, deadline: Deadline = requestDeadline()): Promise<T> {

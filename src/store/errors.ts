@@ -1,6 +1,6 @@
 /**
  * What the store can fail with, in its own words. The store knows nothing of HTTP: the one
- * error mapping (src/http/errors.ts) turns these into statuses and Error bodies.
+ * error mapping (`toHttpError`) turns these into statuses and Error bodies.
  */
 
 /** A failure that is the database's state, not the request's: retrying shortly may succeed. */
