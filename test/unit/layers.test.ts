@@ -99,6 +99,14 @@ describe('the functions of src/', () => {
     expect(sourceFiles(path.join(projectRoot, 'scripts')).flatMap((file) => longFunctions(file, MAX_LINES))).toEqual([]);
   });
 
+  // The spec diff is read rule by rule: each comparison a step of its own.
+  const MAX_SPEC_DIFF_LINES = 60;
+  test(`when a function in scripts/spec-diff/ is measured, then none is longer than ${MAX_SPEC_DIFF_LINES} lines`, () => {
+    expect(sourceFiles(path.join(projectRoot, 'scripts', 'spec-diff')).flatMap((file) => longFunctions(file, MAX_SPEC_DIFF_LINES))).toEqual(
+      [],
+    );
+  });
+
   // Start-up reads as build, listen, stop: each a function that fits on a screen.
   const MAX_START_UP_LINES = 40;
   test(`when a function in main.ts is measured, then none is longer than ${MAX_START_UP_LINES} lines`, () => {
@@ -127,6 +135,13 @@ describe('test/', () => {
     });
     expect(tests.length).toBeGreaterThan(40);
     expect(misplaced).toEqual([]);
+  });
+
+  test('when a test file is measured, then none is longer than 400 lines (split by family; generators and documents live in support/)', () => {
+    const long = sourceFiles(path.join(projectRoot, 'test'))
+      .filter((file) => file.endsWith('.test.ts') && readFileSync(file, 'utf8').split('\n').length > 400)
+      .map((file) => path.relative(projectRoot, file));
+    expect(long).toEqual([]);
   });
 
   test('when a test is named, then the name follows one pattern: "when …, then …"', () => {
