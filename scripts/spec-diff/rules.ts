@@ -439,8 +439,14 @@ type Base = typeof BASE;
 export const WEBHOOK_ROLE = { response: 'payload', request: 'reply' } as const;
 
 /** The families whose `request-…` and `response-…` rules a webhook's payload and reply are reported under. */
-const TWINNED_FAMILIES: readonly Family[] = ['properties', 'read-only and write-only', 'types', 'constraints', 'composition'];
-type TwinnedFamily = 'properties' | 'read-only and write-only' | 'types' | 'constraints' | 'composition';
+const TWINNED_FAMILIES = [
+  'properties',
+  'read-only and write-only',
+  'types',
+  'constraints',
+  'composition',
+] as const satisfies readonly Family[];
+type TwinnedFamily = (typeof TWINNED_FAMILIES)[number];
 /** …and these, of other families. */
 const TWINNED_ALSO = /^(request|response)-(media-type-schema-(added|removed)|encoding-changed|property-.*)$/;
 type TwinnedAlso =
@@ -460,7 +466,9 @@ type TwinOf<Id extends string> = Id extends `request-${infer R}`
 export type RuleId = keyof Base | TwinOf<TwinnedId>;
 
 const twinned = (r: Rule) =>
-  r.id.startsWith('request-') || r.id.startsWith('response-') ? TWINNED_FAMILIES.includes(r.family) || TWINNED_ALSO.test(r.id) : false;
+  r.id.startsWith('request-') || r.id.startsWith('response-')
+    ? (TWINNED_FAMILIES as readonly Family[]).includes(r.family) || TWINNED_ALSO.test(r.id)
+    : false;
 
 /** The webhook's id of a `request-…` or `response-…` rule: `webhook-reply-…` or `webhook-payload-…`. */
 export const twinId = (dir: Direction, id: RuleId): RuleId => `webhook-${WEBHOOK_ROLE[dir]}-${id.slice(dir.length + 1)}` as RuleId;
