@@ -5,7 +5,7 @@ import { type HttpError, bodyOf, keepCause, toHttpError } from './errors';
 
 /**
  * What is sent back, as the wire has it: a status, a JSON body when there is one, and headers.
- * A handler's typed reply (`Reply<Op>`, src/contract/handlers) is one of these.
+ * A handler's typed reply (`Reply<Op>`) is one of these.
  */
 export interface WireReply {
   status: number;
