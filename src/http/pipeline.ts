@@ -11,7 +11,8 @@
  *   6. validate    parameters and body against the spec (openapi-backend's validateRequest, 400)
  *   7. handler     the operation's handler: input in, reply out
  *   8. contract    VALIDATE_RESPONSES=log|enforce: the reply checked against the spec
- *   9. reply       the reply, or the Error body of whatever failed, with the headers the match calls for
+ *   9. reply       the reply, or the Error body of whatever failed, with the headers the match calls for,
+ *                  its body written by the serialiser compiled from the contract for its operation and status
  *
  * openapi-backend is used through its public methods only (matchOperation, validateRequest,
  * router.matchOperation for 405's Allow); it registers nothing and calls nothing back. A path
@@ -24,6 +25,7 @@ import type { Operation } from 'openapi-backend';
 import { allowedMethods } from '../contract/backend';
 import type { HandlerMap, Input, OperationId } from '../contract/handlers';
 import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replyCheck';
+import { type ReplySerialisers, compileSerialisers } from '../contract/serialisers';
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { describeErrors, rawIntegerErrors } from '../contract/validation';
 import type { Tracing } from '../ops/tracing';
@@ -74,6 +76,7 @@ class ApiPipeline {
   private readonly authenticate: ReturnType<typeof createAuthenticator>;
   private readonly routes: Map<string, Route>;
   private readonly checkReply: ReturnType<typeof createReplyCheck> | undefined;
+  private readonly serialisers: ReplySerialisers;
   /** The spec's paths outside the API root (the probes'): the only ones there that enter the pipeline. */
   private readonly outsideRoot: Set<string>;
 
@@ -83,6 +86,7 @@ class ApiPipeline {
     this.authenticate = createAuthenticator({ apiKeys: deps.apiKeys, registry: deps.keyRegistry, scopes: deps.spec.scopes });
     this.routes = compileRoutes(deps.spec, deps.backend, deps.handlers);
     this.checkReply = (deps.validateResponses ?? 'off') === 'off' ? undefined : createReplyCheck(deps.backend);
+    this.serialisers = compileSerialisers(deps.spec, deps.backend);
     const paths = [...deps.spec.operations.values()].flatMap((op) => op.fullPaths);
     this.outsideRoot = new Set(paths.filter((p) => !underApiRoot(deps.spec, p)));
   }
@@ -113,7 +117,15 @@ class ApiPipeline {
     closeIfBodyLeft(req, res);
     const deprecation = found.route?.facts.deprecationHeaders;
     if (deprecation) for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
-    sendReply(res, reply);
+    const operationId = found.route?.facts.operationId;
+    try {
+      sendReply(res, reply, this.serialisers.forReply(operationId, reply.status));
+    } catch (err) {
+      // A body its schema cannot write (a required property missing, a value not of its type): the generic 500, the cause logged.
+      const failure = toHttpError(err);
+      keepCause(res, failure, err);
+      sendReply(res, replyOf(failure), this.serialisers.forReply(operationId, failure.status));
+    }
   };
 
   /** Steps 2 to 8 for one matched request; what they find for the log line goes on res.locals as they find it. */

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { closeIfBodyLeft } from './connection';
+import type { Serialise } from '../contract/serialisers';
 import { type HttpError, bodyOf, keepCause, toHttpError } from './errors';
 
 /**
@@ -20,9 +21,17 @@ export const replyOf = (err: HttpError): WireReply => ({ status: err.status, bod
  * Writes a JSON response with Node's own methods: what express's res.status().set().json()
  * sends (the same headers, UTF-8 charset, Content-Length, no body for HEAD) without its
  * per-response content-type negotiation and conversions, which cost a measurable share of a request.
+ * The body is written by `serialise` (the pipeline's come from the contract, ReplySerialisers)
+ * before anything is set: one that throws leaves the response untouched.
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
-  const text = JSON.stringify(body);
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers?: Readonly<Record<string, string>>,
+  serialise: Serialise = JSON.stringify,
+): void {
+  const text = serialise(body);
   res.statusCode = status;
   if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -31,8 +40,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** A reply as it is: JSON when it has a body, the status and headers alone when it has none. */
-export function sendReply(res: ServerResponse, reply: WireReply): void {
-  if (reply.body !== undefined) return sendJson(res, reply.status, reply.body, reply.headers);
+export function sendReply(res: ServerResponse, reply: WireReply, serialise?: Serialise): void {
+  if (reply.body !== undefined) return sendJson(res, reply.status, reply.body, reply.headers, serialise);
   res.statusCode = reply.status;
   for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
   res.end();

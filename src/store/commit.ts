@@ -1,5 +1,5 @@
-import postgres, { type TransactionSql } from 'postgres';
-import { type Sql, asUnavailable, counted, onlyRow, transaction, withDeadline } from './db';
+import postgres from 'postgres';
+import { type Sql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
 import { type Deadline, requestDeadline } from './deadline';
 import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
 
@@ -22,7 +22,7 @@ export interface WriteTransaction {
 }
 
 /** The columns a write's RETURNING adds so that its transaction can be found again: `xid` and `pid`. */
-export const writeColumns = (q: Sql | TransactionSql) => q`pg_current_xact_id()::text AS xid, pg_backend_pid() AS pid`;
+export const writeColumns = (q: Sql) => q`pg_current_xact_id()::text AS xid, pg_backend_pid() AS pid`;
 
 /** How long a COMMIT sent before the deadline is waited for past it, and then how long its outcome is looked for. */
 export const COMMIT_GRACE_MS = 5_000;
@@ -44,19 +44,19 @@ export const RESOLVE_MS = 5_000;
 export async function commitWithin<T>(
   sql: Sql,
   deadline: Deadline = requestDeadline(),
-  body: (tx: TransactionSql) => Promise<{ result: T; wrote?: WriteTransaction }>,
+  body: (tx: Sql) => Promise<{ result: T; wrote?: WriteTransaction }>,
 ): Promise<T> {
   if (deadline - Date.now() <= 0) throw new DeadlineExceededError();
   // Set by the transaction and by the timer, read by both: one object, so that neither's view is narrowed.
   const state: { phase: 'running' | 'committing' | 'abandoned'; done?: { result: T; wrote?: WriteTransaction } } = { phase: 'running' };
-  const tx = transaction(sql, async (t) => {
-    const out = await body(t);
-    // Answered 503 while this ran: roll back, never commit after the answer.
-    if (state.phase === 'abandoned') throw new DeadlineExceededError();
-    state.phase = 'committing';
-    state.done = out;
-    return out.result;
-  });
+  const tx = writeTransaction(sql, body, {
+    // Answered 503 while this ran: never begin, or roll back; never commit after the answer.
+    abandoned: () => state.phase === 'abandoned',
+    committing: (out) => {
+      state.phase = 'committing';
+      state.done = out;
+    },
+  }).then((out) => out.result);
   // An abandoned transaction's end is nobody's answer.
   tx.catch(() => {});
   const timers: NodeJS.Timeout[] = [];

@@ -81,6 +81,45 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
   }) as Promise<T>;
 }
 
+/** What a write's transaction asks its caller (commitWithin) as it goes. */
+export interface WriteControl<R> {
+  /** Asked before BEGIN and before COMMIT: true, the write is not begun, or is rolled back (DeadlineExceededError). */
+  abandoned(): boolean;
+  /** Told just before COMMIT is sent, with the body's result: from here the outcome is the COMMIT's. */
+  committing(result: R): void;
+}
+
+/**
+ * A transaction in two round trips on a connection of its own: BEGIN is sent with the body's
+ * first statement (postgres.js writes both at once, and one answer carries both), and COMMIT
+ * follows when `control` has not abandoned it. `sql.begin` waits for BEGIN's answer before the
+ * first statement, one round trip more. Any failure before COMMIT rolls back; a failed COMMIT is
+ * the caller's to resolve (committedAfterAll).
+ */
+export async function writeTransaction<R>(sql: Sql, body: (tx: Sql) => Promise<R>, control: WriteControl<R>): Promise<R> {
+  const tx = await sql.reserve();
+  let committing = false;
+  try {
+    if (control.abandoned()) throw new DeadlineExceededError();
+    const opening = ['BEGIN', ...(transactionPooled.has(sql) ? [`SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`] : [])];
+    // Sent now, not awaited: the body's first statement leaves in the same write.
+    const begun = Promise.all(opening.map((text) => tx.unsafe(text).execute()));
+    begun.catch(() => {});
+    const result = await body(tx);
+    await begun;
+    if (control.abandoned()) throw new DeadlineExceededError();
+    committing = true;
+    control.committing(result);
+    await tx`COMMIT`;
+    return result;
+  } catch (err) {
+    if (!committing) await tx`ROLLBACK`.catch(() => {});
+    throw err;
+  } finally {
+    tx.release();
+  }
+}
+
 let inFlight = 0;
 /** Queries sent through withDeadline (and transactions through commitWithin) not yet settled, for the metrics. */
 export const queriesInFlight = () => inFlight;

@@ -1,4 +1,3 @@
-import type { TransactionSql } from 'postgres';
 import type { WriteTransaction } from './commit';
 import { type Sql, onlyRow, withDeadline } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
@@ -23,7 +22,7 @@ const IDEMPOTENCY_LOCK_SEED = 727_002;
  * (IdempotencyKeyReusedError); one stored for this body replays the value it recorded.
  */
 export async function once<T>(
-  tx: TransactionSql,
+  tx: Sql,
   { clientId, key, fingerprint }: IdempotentRequest,
   ttlSeconds: number,
   write: () => Promise<{ result: T; wrote: WriteTransaction }>,

@@ -1,4 +1,3 @@
-import type { TransactionSql } from 'postgres';
 import type { components } from '../../generated/openapi';
 import { type WriteTransaction, commitWithin, writeColumns } from './commit';
 import { type Sql, onlyRow, withDeadline } from './db';
@@ -61,10 +60,10 @@ async function loadCursorCodec(sql: Sql, deadline: Deadline | undefined): Promis
 }
 
 /** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
-export const petColumns = (q: Sql | TransactionSql) => q`id, name, category_id AS "categoryId", status`;
+export const petColumns = (q: Sql) => q`id, name, category_id AS "categoryId", status`;
 
 /** The pet as stored, and the transaction that stored it (for commitWithin). */
-async function insertPet(q: TransactionSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
+async function insertPet(q: Sql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
   const { xid, pid, createdAt, ...pet } = onlyRow(
     await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string })[]>`
@@ -130,7 +129,8 @@ export function createPetStore(
 
     async create(pet, deadline) {
       assertReady();
-      // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after.
+      // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after:
+      // two round trips (BEGIN with the INSERT, then COMMIT), the least that keeps the commit ours to send (docs/performance.md).
       return commitWithin(sql, deadline, (tx) => insertPet(tx, pet));
     },
 

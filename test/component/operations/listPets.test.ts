@@ -45,7 +45,8 @@ describe('GET /v1/pets (listPets)', () => {
     await t.sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740000`;
     const [pet] = await insertPets(t.sql, [{ name: 'Big', categoryId: 9007199254740991, status: 'pending' }]);
     const res = await t.api.get('/v1/pets').set(auth()).expect(200);
-    expect(res.text).toBe(`[{"id":9007199254740000,"name":"Big","categoryId":9007199254740991,"status":"pending"}]`);
+    // Written by the serialiser compiled from Pet: its properties in the schema's order (NewPet's, then id).
+    expect(res.text).toBe(`[{"name":"Big","categoryId":9007199254740991,"status":"pending","id":9007199254740000}]`);
     expect(res.body).toEqual([pet]);
   });
 

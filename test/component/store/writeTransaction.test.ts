@@ -1,0 +1,88 @@
+import { type Sql, connect, writeTransaction } from '../../../src/store/db';
+import { DeadlineExceededError } from '../../../src/store/errors';
+import { type TestDatabase, freshDatabase } from '../../support/databases';
+
+/*
+ * A create's transaction runs on a reserved connection, its BEGIN sent with its first statement
+ * (writeTransaction). postgres.js 3.4.9's `reserve()` hung on a pool with no open connection
+ * (fetch_types: false), and its `release()` of a connection closed meanwhile put a dead one back
+ * among the open: patches/README.md. These hold both, on a pool of one, where one lost or dead
+ * connection is the whole pool.
+ */
+describe('a write on a reserved connection (writeTransaction)', () => {
+  let db: TestDatabase;
+  let admin: Sql;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    admin = connect(db.url, { max: 1 });
+    await admin`CREATE TABLE IF NOT EXISTS marks (v text NOT NULL)`;
+  });
+  afterAll(async () => {
+    await admin.end();
+    await db.drop();
+  });
+
+  const open = () => connect(db.url, { max: 1 });
+  const marks = async () => (await admin<{ v: string }[]>`SELECT v FROM marks ORDER BY v`).map((r) => r.v);
+  const control = (abandoned = false) => ({ abandoned: () => abandoned, committing: () => {} });
+
+  test('when the pool has never opened a connection, then the write runs and commits', async () => {
+    const sql = open();
+    try {
+      const rows = await writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('cold') RETURNING v`, control());
+      expect(rows.map((r) => r.v)).toEqual(['cold']);
+      expect(await marks()).toContain('cold');
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('when the body fails, then nothing it wrote is committed and the connection serves the next write', async () => {
+    const sql = open();
+    try {
+      await expect(
+        writeTransaction(
+          sql,
+          async (tx) => {
+            await tx`INSERT INTO marks VALUES ('rolled back')`;
+            await tx`SELECT 1 / 0`;
+          },
+          control(),
+        ),
+      ).rejects.toThrow(/division by zero/);
+      await writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('after a failure')`, control());
+      expect(await marks()).toEqual(expect.arrayContaining(['after a failure']));
+      expect(await marks()).not.toContain('rolled back');
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('when the write is abandoned before its COMMIT, then it rolls back with DeadlineExceededError', async () => {
+    const sql = open();
+    try {
+      await expect(writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('abandoned')`, control(true))).rejects.toThrow(
+        DeadlineExceededError,
+      );
+      expect(await marks()).not.toContain('abandoned');
+      expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test("when the server ends a write's session, then the write fails, and the pool's one connection is made again for the next", async () => {
+      const sql = open();
+      try {
+        await expect(
+          writeTransaction(sql, (tx) => tx`SELECT pg_terminate_backend(pg_backend_pid())`, control()),
+        ).rejects.toMatchObject({ code: expect.stringMatching(/^(57P01|CONNECTION_CLOSED|CONNECTION_ENDED)$/) });
+        const rows = await writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('reconnected') RETURNING v`, control());
+        expect(rows.map((r) => r.v)).toEqual(['reconnected']);
+        expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
+});
