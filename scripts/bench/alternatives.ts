@@ -1,8 +1,9 @@
 /**
- * The two alternatives a user would pick instead of this product, for the benchmark: the
- * same contract from the same spec (spec/openapi.yaml), on the same store and SQL
- * (`createPetStore`) and the same bearer check (`createAuthenticator`), each library wired the
- * way its documentation shows, with no start-up or per-request tuning:
+ * The alternatives a user would pick instead of this product, for the benchmark: the same
+ * contract, each on a store of its own as postgres.js documents it (plainStore.ts: a plain
+ * `INSERT … RETURNING` per create, keyset `SELECT … ORDER BY id LIMIT` per page) and the same
+ * bearer check (`createAuthenticator`), each library wired the way its documentation shows,
+ * with no start-up or per-request tuning (fastify's is in fastify.ts):
  *
  * - `openapi-backend`: express 5, express.json(), and openapi-backend as published on npm
  *   (the `openapi-backend-published` alias: without this repository's patch), given the
@@ -27,13 +28,13 @@ import { BODY_LIMIT_BYTES } from '../../src/http/body';
 import { listPage } from '../../src/handlers/listPets';
 import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
 import { specPath } from '../../src/paths';
-import type { PetStore } from '../../src/store/pets';
+import type { PlainStore } from './plainStore';
 
 type PetStatus = components['schemas']['PetStatus'];
 
 export interface AlternativeDeps {
   apiKeys: readonly string[];
-  pets: PetStore;
+  pets: PlainStore;
   /** The Deprecation and Sunset headers getPet's replies carry (from the spec: src/contract/spec.ts). */
   getPetHeaders: Readonly<Record<string, string>>;
 }

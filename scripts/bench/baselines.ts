@@ -1,12 +1,12 @@
 /**
  * The benchmark's baselines, measuring tools kept beside the product. They implement the
- * same contract over the same store (`createPetStore`, so the same SQL), the same bearer
- * check (`createAuthenticator`), the same exact JSON parsing (`readJsonBody`) and the same
- * Error bodies, with the contract's checks written by hand (checks.ts) instead of derived
- * from the spec:
+ * same contract over a store of their own, postgres.js as documented (plainStore.ts: one plain
+ * statement per operation), with the same bearer check (`createAuthenticator`), the same exact
+ * JSON parsing (`readJsonBody`) and the same Error bodies, and the contract's checks written
+ * by hand (checks.ts) instead of derived from the spec:
  *
  * - `node`: node:http and nothing else — the limit.
- * - `bare`: express 5 with the same checks, store, SQL and deadline and none of the
+ * - `bare`: express 5 with the same checks and none of the
  *   production features (no security headers, metrics, log line, request id or rate
  *   limiter), so that product/bare is the price of the contract layer and the production
  *   features together.
@@ -30,14 +30,14 @@ import { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
 import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
 import { type Spec, deprecatedOperations } from '../../src/contract/spec';
 import { queriesInFlight } from '../../src/store/db';
-import type { PetStore } from '../../src/store/pets';
+import type { PlainStore } from './plainStore';
 import type { RateLimiter } from '../../src/store/rateLimits';
 import { checkListQuery, checkNewPet, checkPetId } from './checks';
 
 export interface BaselineDeps {
   spec: Spec;
   apiKeys: readonly string[];
-  pets: PetStore;
+  pets: PlainStore;
 }
 
 const PET = /^\/v1\/pets\/([^/]+)\/?$/;
@@ -177,20 +177,20 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
   const query = (req: express.Request) => new URLSearchParams(req.originalUrl.split('?', 2)[1] ?? '');
   app.get('/v1/pets', async (req, res) => {
     res.locals.operationId = 'listPets';
-    const page = await listPage(pets, checkListQuery(query(req)), req.path, res.locals.deadline as Deadline);
+    const page = await listPage(pets, checkListQuery(query(req)), req.path);
     res.status(page.status).set(page.headers).json(page.body);
   });
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
     const body = await readJsonBody(req, ['application/json']);
-    res.status(201).json(await pets.create(checkNewPet(body?.value), res.locals.deadline as Deadline));
+    res.status(201).json(await pets.create(checkNewPet(body?.value)));
   });
   app.get('/v1/pets/:petId', async (req, res) => {
     res.locals.operationId = 'getPet';
     res.set(deprecation);
     const id = checkPetId(String(req.params.petId));
-    const pet = await pets.get(id, res.locals.deadline as Deadline);
+    const pet = await pets.get(id);
     if (!pet) throw new HttpError(404, 'not_found', `No animal has id ${id}`);
     res.json(pet);
   });

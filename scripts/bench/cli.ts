@@ -3,8 +3,9 @@
  *
  * The product as production runs it, against the baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor, and for information the floor on the product's
- * server, `createHttpServer`), the two alternatives a user would pick instead
- * (express 5 + openapi-backend as documented, express 5 + express-openapi-validator), and
+ * server, `createHttpServer`), the three alternatives a user would pick instead
+ * (express 5 + openapi-backend as documented, express 5 + express-openapi-validator, fastify 5
+ * with route schemas), each on its own store as postgres.js documents it (plainStore.ts), and
  * itself with VALIDATE_RESPONSES=log and =enforce (the cost of checking each reply) and with
  * RATE_LIMIT=off (the cost of the rate limiter), on a database of its own on DATABASE_URL
  * seeded with --pets animals (100,000; statuses evenly spread), all loaded with autocannon over
@@ -48,10 +49,10 @@ import { runTool } from '../lib/tool';
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
  * while after its run, so together they must stay within PostgreSQL's default max_connections
- * (100, three kept for superusers): 5 baselines and alternatives of 8 connections, 6 runs of the
- * product of 9 (8, and its key registry's own) and the bench's own: 95.
+ * (100, three kept for superusers): 6 baselines and alternatives of 7 connections, 6 runs of the
+ * product of 8 (7, and its key registry's own) and the bench's own: 94.
  */
-const POOL_SIZE = 8;
+const POOL_SIZE = 7;
 
 /** The latest full run's results, committed: what docs/performance.md shows. */
 const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
@@ -84,6 +85,7 @@ const START: Record<Contestant, { product: NodeJS.ProcessEnv } | { serve: string
   bareBorn: { serve: 'bare-born' },
   openapiBackend: { serve: 'openapi-backend' },
   openapiValidator: { serve: 'express-openapi-validator' },
+  fastify: { serve: 'fastify' },
   product: { product: { VALIDATE_RESPONSES: 'off' } },
   // The same, its requests made with a managed key (runAll): the key registry's cost per request.
   keyed: { product: { VALIDATE_RESPONSES: 'off' } },

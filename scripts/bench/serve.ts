@@ -1,7 +1,9 @@
 /**
  * Starts one of the benchmark's baselines or alternatives as its own process:
- *   ts-node scripts/bench/serve.ts node|express|bare|bare-born|openapi-backend|express-openapi-validator
+ *   ts-node scripts/bench/serve.ts node|express|bare|bare-born|openapi-backend|express-openapi-validator|fastify
  * (PORT, DATABASE_URL, API_KEYS, RATE_LIMIT as for the product)
+ * Each reads and writes through a store of its own, postgres.js as documented (plainStore.ts); the
+ * `express` floor's rate limiter is the product's, on the product's pool.
  * and prints "listening on http://127.0.0.1:<port>/v1" like the product. `bare-born` is the bare
  * floor on a server that makes its requests and responses with express's prototypes, as the
  * product's does (`createHttpServer`): the floor on the product's footing, for information.
@@ -12,12 +14,14 @@ import { loadConfig } from '../../src/config';
 import { connect } from '../../src/store/db';
 import { createLogging } from '../../src/ops/logger';
 import { loadSpec } from '../../src/contract/spec';
-import { createPetStore } from '../../src/store/pets';
+import { createBackend } from '../../src/contract/backend';
 import { createRateLimiter } from '../../src/store/rateLimits';
 import { createExpressOpenApiValidatorAlternative, createOpenApiBackendAlternative } from './alternatives';
 import { createExpressBaseline, createNodeBaseline } from './baselines';
+import { createFastifyAlternative } from './fastify';
+import { createPlainStore, plainPool } from './plainStore';
 
-const KINDS = ['node', 'express', 'bare', 'bare-born', 'openapi-backend', 'express-openapi-validator'] as const;
+const KINDS = ['node', 'express', 'bare', 'bare-born', 'openapi-backend', 'express-openapi-validator', 'fastify'] as const;
 const kind = process.argv[2] as (typeof KINDS)[number];
 if (!KINDS.includes(kind)) {
   process.stderr.write(`usage: serve.ts ${KINDS.join('|')}\n`);
@@ -29,13 +33,25 @@ if (!config.databaseUrl) {
   process.exit(2);
 }
 // DATABASE_POOL_SIZE, as the product reads it (npm run bench gives every contestant the same).
-const sql = connect(config.databaseUrl, { max: config.databasePoolSize });
+const sql = plainPool(config.databaseUrl, config.databasePoolSize);
 async function start(): Promise<void> {
   const spec = await loadSpec();
-  const pets = createPetStore(sql, { idempotencyTtlSeconds: config.idempotencyTtlSeconds });
+  const pets = await createPlainStore(sql);
   const logging = createLogging({ level: config.logLevel });
   // The bare floor has no rate limiter (nor log line, metrics or request id).
-  const rateLimiter = kind === 'express' && config.rateLimit ? createRateLimiter(sql, config.rateLimit, logging.logger) : undefined;
+  const rateLimiter =
+    kind === 'express' && config.rateLimit
+      ? createRateLimiter(connect(config.databaseUrl as string, { max: 2 }), config.rateLimit, logging.logger)
+      : undefined;
+  if (kind === 'fastify') {
+    const backend = await createBackend(spec);
+    const schemas = backend.definition.components?.schemas as Record<string, object>;
+    const app = createFastifyAlternative({ spec, schemas, apiKeys: config.apiKeys, pets });
+    const address = await app.listen({ port: config.port, host: config.host });
+    process.stdout.write(`${kind} baseline listening on ${address}/v1\n`);
+    process.on('SIGTERM', () => void app.close().then(() => sql.end({ timeout: 1 }).then(() => process.exit(0))));
+    return;
+  }
   const flushing = setInterval(() => void rateLimiter?.flush(250), 200);
   const getPetHeaders = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const floor =

@@ -36,7 +36,7 @@ export function compileSerialisers(spec: Spec, backend: OpenAPIBackend): ReplySe
     byOperation.set(operationId, serialisers);
   }
   // A refusal before any operation is matched (401, 404, 405 under the API root) is the Error body.
-  const errorSchema = (backend.definition.components?.schemas as Record<string, object> | undefined)?.Error;
+  const errorSchema = backend.definition.components?.schemas?.Error;
   const error = errorSchema ? compile(errorSchema) : JSON.stringify;
   // Each operation's statuses resolved once, on their first reply.
   const resolved = new Map<string, Map<number, Serialise>>();
@@ -45,7 +45,7 @@ export function compileSerialisers(spec: Spec, backend: OpenAPIBackend): ReplySe
       const serialisers = operationId === undefined ? undefined : byOperation.get(operationId);
       if (operationId === undefined || !serialisers) return status >= 400 ? error : JSON.stringify;
       let statuses = resolved.get(operationId);
-      if (!statuses) resolved.set(operationId, (statuses = new Map()));
+      if (!statuses) resolved.set(operationId, (statuses = new Map<number, Serialise>()));
       let serialise = statuses.get(status);
       if (!serialise) {
         const keys = Object.fromEntries([...serialisers.keys()].map((k) => [k, k]));
@@ -75,7 +75,9 @@ function withoutDefaults(schema: unknown): unknown {
     if (keyword === 'default') continue;
     if (DATA_KEYWORDS.has(keyword)) copy[keyword] = value;
     else if (SCHEMA_MAPS.has(keyword) && typeof value === 'object' && value !== null)
-      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutDefaults(sub)]));
+      copy[keyword] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, withoutDefaults(sub)]),
+      );
     else copy[keyword] = withoutDefaults(value);
   }
   return copy;

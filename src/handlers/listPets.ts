@@ -7,7 +7,12 @@ import type { OperationHandler, Reply } from '../contract/handlers';
  * (RFC 8288) naming the next page with this page's limit and filter and its cursor, as a path on
  * the origin the request came to. The benchmark's baselines answer with it too.
  */
-export async function listPage(pets: PetStore, filter: PetFilter, requestPath: string, deadline?: Deadline): Promise<Reply<'listPets'>> {
+export async function listPage(
+  pets: Pick<PetStore, 'list'>,
+  filter: PetFilter,
+  requestPath: string,
+  deadline?: Deadline,
+): Promise<Reply<'listPets'>> {
   // A cursor this filter did not issue throws InvalidCursorError: a 400, mapped with the other domain errors.
   const page = await pets.list(filter, deadline);
   if (page.next === undefined) return { status: 200, body: page.pets };

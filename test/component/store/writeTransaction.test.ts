@@ -75,9 +75,9 @@ describe('a write on a reserved connection (writeTransaction)', () => {
     test("when the server ends a write's session, then the write fails, and the pool's one connection is made again for the next", async () => {
       const sql = open();
       try {
-        await expect(
-          writeTransaction(sql, (tx) => tx`SELECT pg_terminate_backend(pg_backend_pid())`, control()),
-        ).rejects.toMatchObject({ code: expect.stringMatching(/^(57P01|CONNECTION_CLOSED|CONNECTION_ENDED)$/) });
+        await expect(writeTransaction(sql, (tx) => tx`SELECT pg_terminate_backend(pg_backend_pid())`, control())).rejects.toMatchObject({
+          code: expect.stringMatching(/^(57P01|CONNECTION_CLOSED|CONNECTION_ENDED)$/),
+        });
         const rows = await writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('reconnected') RETURNING v`, control());
         expect(rows.map((r) => r.v)).toEqual(['reconnected']);
         expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);

@@ -1,0 +1,76 @@
+/**
+ * The store of the benchmark's baselines and alternatives: postgres.js as its README shows it,
+ * one plain statement per operation and nothing of the product's store (src/store/) but the
+ * contract's cursor format:
+ *
+ * - create: `INSERT … RETURNING`, on its own (autocommit): one round trip.
+ * - get: `SELECT … WHERE id = $1`.
+ * - list: keyset paging, `SELECT … WHERE [status = $1 AND] id > $after ORDER BY id LIMIT n + 1`,
+ *   the one extra row saying whether a next page follows. The cursor is the contract's (an
+ *   HMAC-signed position, `createCursorCodec`, with the key the product's migration stored), so
+ *   that a page's `Link` is the product's to the byte and an altered cursor is refused the same way:
+ *   what a user keeping the contract's "cursors are opaque and checked" would write, an HMAC per page.
+ *
+ * No deadline, no transaction, no idempotency, no commit resolution: what a user of these
+ * libraries gets by following their documentation.
+ */
+import postgres from 'postgres';
+import type { components } from '../../generated/openapi';
+import { createCursorCodec } from '../../src/store/cursors';
+import { InvalidCursorError } from '../../src/store/errors';
+import type { PetFilter, PetPage } from '../../src/store/pets';
+
+type Pet = components['schemas']['Pet'];
+type NewPet = components['schemas']['NewPet'];
+
+export interface PlainStore {
+  list(filter: PetFilter): Promise<PetPage>;
+  create(pet: NewPet): Promise<Pet>;
+  get(id: number): Promise<Pet | undefined>;
+}
+
+/** A pool as postgres.js documents it; int8 columns read as numbers (the contract's ids are JSON numbers). */
+export function plainPool(url: string, max: number): postgres.Sql {
+  return postgres(url, {
+    max,
+    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
+  });
+}
+
+export async function createPlainStore(sql: postgres.Sql): Promise<PlainStore> {
+  const [key] = await sql<{ secret: Buffer }[]>`SELECT secret FROM signing_keys WHERE purpose = 'page-cursor'`;
+  if (!key) throw new Error('no page-cursor signing key: migrate the database first');
+  const cursors = createCursorCodec(key.secret);
+  return {
+    async list({ limit, status, cursor }) {
+      let afterId = 0;
+      if (cursor !== undefined) {
+        const position = cursors.decode(cursor);
+        if (!position) throw new InvalidCursorError();
+        if (position.status !== status) throw new InvalidCursorError({ status: position.status });
+        afterId = position.afterId;
+      }
+      const rows =
+        status === undefined
+          ? await sql<Pet[]>`
+              SELECT id, name, category_id AS "categoryId", status FROM pets
+              WHERE id > ${afterId} ORDER BY id LIMIT ${limit + 1}`
+          : await sql<Pet[]>`
+              SELECT id, name, category_id AS "categoryId", status FROM pets
+              WHERE status = ${status} AND id > ${afterId} ORDER BY id LIMIT ${limit + 1}`;
+      if (rows.length <= limit) return { pets: rows, next: undefined };
+      const pets = rows.slice(0, limit);
+      return { pets, next: cursors.encode({ afterId: (pets[pets.length - 1] as Pet).id, status }) };
+    },
+    async create({ name, categoryId, status }) {
+      const [pet] = await sql<Pet[]>`
+        INSERT INTO pets (name, category_id, status) VALUES (${name}, ${categoryId}, ${status ?? 'available'})
+        RETURNING id, name, category_id AS "categoryId", status`;
+      return pet as Pet;
+    },
+    async get(id) {
+      const [pet] = await sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`;
+      return pet;
+    },
+  };
+}
