@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--deep-pets N] [--smoke] [--scale] [--deep]
+ * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--deep-pets N] [--smoke] [--scale] [--deep] [--scenarios 0,3]
  *
  * The product as production runs it, against the baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor, and for information the floor on the product's
@@ -16,7 +16,9 @@
  * memory, and checks the targets; writes the same as Markdown to scripts/bench/results/ and, for
  * a full run, to docs/bench-results.md (committed). Then the deep page (deep.ts). --smoke: one
  * short round, a small table and a small deep-page check, no targets. --deep: the deep page
- * alone. --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals.
+ * alone. --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals. --scenarios: only
+ * these scenarios (indexes into SCENARIOS), a partial run for an A/B: tables only, no deep page or
+ * targets, never written to docs/bench-results.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -60,6 +62,18 @@ const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
 interface Options extends Depth {
   scale: boolean;
   deep: boolean;
+  /** --scenarios: the indexes of the scenarios to run (a partial run); absent: all. */
+  scenarios?: number[];
+}
+
+/** --scenarios 0,3: indexes into SCENARIOS. */
+function scenariosOption(argv: string[]): number[] | undefined {
+  const at = argv.indexOf('--scenarios');
+  if (at < 0) return undefined;
+  const list = (argv[at + 1] ?? '').split(',').map(Number);
+  if (list.length === 0 || list.some((i) => !Number.isInteger(i) || i < 0 || i >= SCENARIOS.length))
+    throw new Error(`--scenarios takes indexes from 0 to ${SCENARIOS.length - 1}, comma-separated`);
+  return list;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -75,6 +89,7 @@ function parseOptions(argv: string[]): Options {
     smoke,
     scale: argv.includes('--scale'),
     deep: argv.includes('--deep'),
+    scenarios: scenariosOption(argv),
   };
 }
 
@@ -160,11 +175,12 @@ async function main(argv: string[]): Promise<number> {
     const code = await compare(adminUrl, key, o, out, logFile);
     const dir = path.join(projectRoot, 'scripts', 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${o.smoke ? '-smoke' : ''}.md`);
+    const kind = o.smoke ? '-smoke' : o.scenarios ? '-partial' : '';
+    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${kind}.md`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     process.stdout.write(`bench: written to ${path.relative(projectRoot, file)}\n`);
     // A full run's results are also the committed latest ones, which docs/performance.md links: never typed by hand.
-    if (!o.smoke) {
+    if (!o.smoke && !o.scenarios) {
       writeFileSync(LATEST_RESULTS, `${lines.join('\n')}\n`);
       process.stdout.write(`bench: and to ${path.relative(projectRoot, LATEST_RESULTS)} (commit it)\n`);
     }
@@ -200,7 +216,7 @@ async function runAll(
   dbUrl: string,
 ): Promise<Results> {
   const results: Results = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of SCENARIOS.filter((_, i) => o.scenarios?.includes(i) ?? true)) {
     const runs = Object.fromEntries(CONTESTANTS.map((c) => [c, []])) as unknown as Record<Contestant, Measurement[]>;
     for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++) {
       // Each round starts one contestant further along, so that none is always first or last in a round.
@@ -270,6 +286,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     );
     const results = await runAll(servers as Record<Contestant, ServerProcess>, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);
+    if (o.scenarios) return 0;
     // The contestants hold a pool of connections each: the deep page's server gets the database to itself.
     await stopAll(servers);
     const deep = await deepPages(adminUrl, key, o, out, logFile);

@@ -1,8 +1,8 @@
 /**
- * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born]
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify]
  *
  * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
- * in `npm run bench`) or the bare floor (`bare-born`: on the product's server) is started under
+ * in `npm run bench`), the bare floor (`bare-born`: on the product's server) or fastify is started under
  * `node --cpu-prof`, loaded with one of the bench's scenarios for --duration seconds (10) after
  * a 3 s warm-up, and stopped; the samples
  * of the loaded window are attributed, by the code on top of the stack, to the package (or
@@ -114,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
   const pets = positiveIntegerOption(argv, 'pets', 100_000);
   const top = positiveIntegerOption(argv, 'top', 12);
   const asked = argv.includes('--contestant') ? argv[argv.indexOf('--contestant') + 1] : 'product';
-  const contestant = asked === 'bare' || asked === 'bare-born' ? asked : 'product';
+  const contestant = asked === 'bare' || asked === 'bare-born' || asked === 'fastify' ? asked : 'product';
   const only = argv.includes('--scenario') ? Number(argv[argv.indexOf('--scenario') + 1]) : undefined;
   await runToEnd(['npm', 'run', '-s', 'build']);
   await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
@@ -137,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
     const start =
       contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
     process.stdout.write(
-      `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server" }[contestant]}, ${duration} s per scenario\n`,
+      `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario\n`,
     );
     for (const [i, scenario] of SCENARIOS.entries()) {
       if (only !== undefined && only !== i) continue;
