@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { type Sql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
+import { type Sql, type WriteSql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
 import { type Deadline, requestDeadline } from './deadline';
 import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
 
@@ -44,7 +44,7 @@ export const RESOLVE_MS = 5_000;
 export async function commitWithin<T>(
   sql: Sql,
   deadline: Deadline = requestDeadline(),
-  body: (tx: Sql) => Promise<{ result: T; wrote?: WriteTransaction }>,
+  body: (tx: WriteSql) => Promise<{ result: T; wrote?: WriteTransaction }>,
 ): Promise<T> {
   if (deadline - Date.now() <= 0) throw new DeadlineExceededError();
   // Set by the transaction and by the timer, read by both: one object, so that neither's view is narrowed.

@@ -81,6 +81,11 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
   }) as Promise<T>;
 }
 
+/** The connection a write's transaction runs on (writeTransaction): its statements, and only its. */
+export type WriteSql = postgres.ReservedSql;
+
+const BEGIN_WITH_TIMEOUT = `BEGIN; SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`;
+
 /** What a write's transaction asks its caller (commitWithin) as it goes. */
 export interface WriteControl<R> {
   /** Asked before BEGIN and before COMMIT: true, the write is not begun, or is rolled back (DeadlineExceededError). */
@@ -96,14 +101,14 @@ export interface WriteControl<R> {
  * first statement, one round trip more. Any failure before COMMIT rolls back; a failed COMMIT is
  * the caller's to resolve (committedAfterAll).
  */
-export async function writeTransaction<R>(sql: Sql, body: (tx: Sql) => Promise<R>, control: WriteControl<R>): Promise<R> {
+export async function writeTransaction<R>(sql: Sql, body: (tx: WriteSql) => Promise<R>, control: WriteControl<R>): Promise<R> {
   const tx = await sql.reserve();
   let committing = false;
   try {
     if (control.abandoned()) throw new DeadlineExceededError();
-    const opening = ['BEGIN', ...(transactionPooled.has(sql) ? [`SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`] : [])];
-    // Sent now, not awaited: the body's first statement leaves in the same write.
-    const begun = Promise.all(opening.map((text) => tx.unsafe(text).execute()));
+    // Sent now, not awaited: the body's first statement leaves in the same write. One simple-protocol
+    // message; behind a transaction-mode pooler it sets the transaction's statement timeout too.
+    const begun = tx.unsafe(transactionPooled.has(sql) ? BEGIN_WITH_TIMEOUT : 'BEGIN').execute();
     begun.catch(() => {});
     const result = await body(tx);
     await begun;

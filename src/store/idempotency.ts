@@ -1,5 +1,5 @@
 import type { WriteTransaction } from './commit';
-import { type Sql, onlyRow, withDeadline } from './db';
+import { type Sql, type WriteSql, onlyRow, withDeadline } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
 
 /** A write made safe to retry: the same client, key and body get the first response again. */
@@ -22,7 +22,7 @@ const IDEMPOTENCY_LOCK_SEED = 727_002;
  * (IdempotencyKeyReusedError); one stored for this body replays the value it recorded.
  */
 export async function once<T>(
-  tx: Sql,
+  tx: WriteSql,
   { clientId, key, fingerprint }: IdempotentRequest,
   ttlSeconds: number,
   write: () => Promise<{ result: T; wrote: WriteTransaction }>,

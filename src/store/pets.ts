@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi';
 import { type WriteTransaction, commitWithin, writeColumns } from './commit';
-import { type Sql, onlyRow, withDeadline } from './db';
+import { type Sql, type WriteSql, onlyRow, withDeadline } from './db';
 import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { InvalidCursorError } from './errors';
@@ -63,7 +63,7 @@ async function loadCursorCodec(sql: Sql, deadline: Deadline | undefined): Promis
 export const petColumns = (q: Sql) => q`id, name, category_id AS "categoryId", status`;
 
 /** The pet as stored, and the transaction that stored it (for commitWithin). */
-async function insertPet(q: Sql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
+async function insertPet(q: WriteSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
   const { xid, pid, createdAt, ...pet } = onlyRow(
     await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string })[]>`

@@ -58,12 +58,29 @@ describe('a write on a reserved connection (writeTransaction)', () => {
     }
   });
 
-  test('when the write is abandoned before its COMMIT, then it rolls back with DeadlineExceededError', async () => {
+  test('when the write is abandoned before its BEGIN, then nothing is sent and it fails with DeadlineExceededError', async () => {
     const sql = open();
     try {
-      await expect(writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('abandoned')`, control(true))).rejects.toThrow(
+      await expect(writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('never begun')`, control(true))).rejects.toThrow(
         DeadlineExceededError,
       );
+      expect(await marks()).not.toContain('never begun');
+      expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('when the write is abandoned after its statement ran, before its COMMIT, then it rolls back with DeadlineExceededError', async () => {
+    const sql = open();
+    // Not abandoned when asked before BEGIN, abandoned when asked before COMMIT: the deadline passed meanwhile.
+    let asked = 0;
+    const late = { abandoned: () => asked++ > 0, committing: () => {} };
+    try {
+      await expect(writeTransaction(sql, (tx) => tx`INSERT INTO marks VALUES ('abandoned') RETURNING v`, late)).rejects.toThrow(
+        DeadlineExceededError,
+      );
+      expect(asked).toBe(2);
       expect(await marks()).not.toContain('abandoned');
       expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
     } finally {
