@@ -137,7 +137,7 @@ export interface components {
              */
             categoryId: number;
             /** @default available */
-            status: components["schemas"]["PetStatus"];
+            status?: components["schemas"]["PetStatus"];
         };
         /** @description An animal as returned, with the identifier the service assigned. */
         Pet: components["schemas"]["NewPet"] & {

@@ -74,9 +74,13 @@ function typesFor(specFile: string, bundle: Pick<Spec, 'document' | 'files'>): s
   const input = scratch ? path.join(scratch, 'openapi.json') : specFile;
   if (scratch) writeFileSync(input, JSON.stringify(bundle.document));
   try {
-    const r = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-typescript'), [input, '--enum-values'], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      path.join(projectRoot, 'node_modules', '.bin', 'openapi-typescript'),
+      [input, '--enum-values', '--default-non-nullable=false'],
+      {
+        encoding: 'utf8',
+      },
+    );
     if (r.status !== 0) throw new Error(`openapi-typescript failed on ${specFile}:\n${r.stderr || r.stdout}`);
     return r.stdout;
   } finally {

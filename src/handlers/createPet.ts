@@ -8,6 +8,8 @@ function idempotencyKeyOf(raw: string): string {
 
 export const createPet: OperationHandler<'createPet'> = async ({ body, header, caller, bodyFingerprint, deadline }, { pets }) => {
   const { name, categoryId, status } = body;
+  // The spec's default (available) is filled in by validation (ajv useDefaults) before the handler runs.
+  if (status === undefined) throw new Error('createPet: the default of status was not applied');
   const raw = header['Idempotency-Key'];
   if (raw === undefined) return { status: 201, body: await pets.create({ name, categoryId, status }, deadline) };
   const fingerprint = bodyFingerprint();

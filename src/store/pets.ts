@@ -7,7 +7,8 @@ import { InvalidCursorError } from './errors';
 import { type IdempotentRequest, once } from './idempotency';
 
 type Pet = components['schemas']['Pet'];
-type NewPet = components['schemas']['NewPet'];
+/** A new pet as the handler passes it on: the request validator has filled in the spec's defaults (`status`). */
+type NewPet = Required<components['schemas']['NewPet']>;
 type PetStatus = components['schemas']['PetStatus'];
 
 /** What a list asks for: a page of at most `limit` animals, after the position `cursor` names (absent: the first page). */

@@ -138,9 +138,8 @@ export async function startTestApp(
   };
 }
 
-type NewPet = components['schemas']['NewPet'];
-/** NewPet as a client sends it: `status` may be left out (the spec's default applies). */
-export type NewPetBody = Omit<NewPet, 'status'> & Partial<Pick<NewPet, 'status'>>;
+/** NewPet as a client sends it: `status` may be left out (the spec's default applies; generated without `--default-non-nullable`). */
+export type NewPetBody = components['schemas']['NewPet'];
 export type Pet = components['schemas']['Pet'];
 
 /** Serves an app on a free loopback port, for clients that need a real socket (a browser, fetch, raw HTTP). */
@@ -201,12 +200,12 @@ export function buildNewPet(overrides: Partial<NewPetBody> = {}): NewPetBody {
 }
 
 /** Inserts one pet directly, bypassing the API. */
-export async function insertPet(sql: Sql, pet: NewPet): Promise<Pet> {
+export async function insertPet(sql: Sql, pet: Required<NewPetBody>): Promise<Pet> {
   return onlyRow(await insertPets(sql, [pet]), 'INSERT INTO pets');
 }
 
 /** Inserts pets directly, bypassing the API, to arrange a test's rows. Returns them in id order. */
-export async function insertPets(sql: Sql, pets: NewPet[]): Promise<Pet[]> {
+export async function insertPets(sql: Sql, pets: Required<NewPetBody>[]): Promise<Pet[]> {
   return sql<Pet[]>`
     INSERT INTO pets ${sql(pets.map((p) => ({ name: p.name, category_id: p.categoryId, status: p.status })))}
     RETURNING ${petColumns(sql)}`.then((rows) => [...rows].sort((a, b) => a.id - b.id));
