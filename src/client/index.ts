@@ -1,17 +1,31 @@
 /**
- * A typed client for the Animal Store API, for consumers of this package. Paths, parameters,
- * bodies and responses are the types generated from spec/openapi.yaml, so a contract change
- * that breaks callers breaks their build.
+ * The Animal Store API's client, for consumers of this package: typed by `generated/` only,
+ * fetch only (Node and browsers). Each call keeps the server's promises for its caller:
  *
  *   const store = createAnimalStoreClient({ baseUrl: 'http://127.0.0.1:3000/v1', apiKey });
- *   const { data, error } = await store.GET('/pets', { params: { query: { status: 'available' } } });
- *   for await (const pet of walkPets(store, { status: 'available' })) console.log(pet.name);
+ *   const { pet, replayed } = await store.createPet({ name: 'Rex', categoryId: 1 });
+ *   for await (const pet of store.walkPets({ status: 'available' })) console.log(pet.name);
+ *
+ * Reads are retried after network failures, 429, 502, 503 and 504 (honouring `Retry-After`,
+ * otherwise backing off with full jitter), within an attempt count and a time budget; a create
+ * sends one `Idempotency-Key` for all its attempts, so it is made once or replayed. Failures
+ * throw AnimalStoreError. The openapi-fetch methods (`GET`, `POST`, …) stay available and
+ * retry the same way, without throwing.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, operations, paths } from '../generated/openapi';
+import type { components, operations, paths } from '../../generated/openapi';
+import { AnimalStoreError, type ResponseMeta, errorFrom, metaOf } from './errors';
+import { type DeprecationNotice, deprecationOf, nextLink, warnOnce } from './links';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, attemptsFor, retryingFetch, urlOf } from './retry';
 
-export type { components, operations, paths } from '../generated/openapi';
-export type AnimalStoreClient = Client<paths, 'application/json'>;
+export type { components, operations, paths } from '../../generated/openapi';
+export { AnimalStoreError, type ResponseMeta } from './errors';
+export { type DeprecationNotice, linkTarget, nextLink } from './links';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs } from './retry';
+
+export type Pet = components['schemas']['Pet'];
+export type NewPet = components['schemas']['NewPet'];
+export type ListQuery = NonNullable<operations['listPets']['parameters']['query']>;
 
 export interface ClientOptions {
   /** The API root, ending in the version segment: `https://api.animal-store.example/v1`. */
@@ -19,56 +33,113 @@ export interface ClientOptions {
   apiKey: string;
   /** A fetch implementation; the global fetch by default. */
   fetch?: typeof globalThis.fetch;
+  /** How calls are retried; each member defaults to DEFAULT_RETRY_POLICY's. */
+  retry?: Partial<RetryPolicy>;
+  /** Called with every answer that carries `Deprecation` or `Sunset` (default: one console warning per operation). */
+  onDeprecation?: (notice: DeprecationNotice) => void;
 }
 
-export function createAnimalStoreClient({ baseUrl, apiKey, fetch }: ClientOptions): AnimalStoreClient {
-  return createClient<paths, 'application/json'>({ baseUrl, fetch, headers: { Authorization: `Bearer ${apiKey}` } });
+export interface CallOptions {
+  /** Ends the call (its attempt or its wait) at once; the call rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
-/** A failed call, with the API's Error body. */
-export class AnimalStoreError extends Error {
-  constructor(readonly body: components['schemas']['Error']) {
-    super(`${body.status} ${body.code}: ${body.message}`);
-    this.name = 'AnimalStoreError';
-  }
+export interface Page {
+  pets: Pet[];
+  /** The next page's `cursor` (from its `Link: rel="next"`); undefined on the last page. */
+  next?: string;
+  meta: ResponseMeta;
 }
 
-/**
- * The target of a `Link` header's `rel="next"` (RFC 8288 §3: `<target>; rel="next"`, one of
- * several comma-separated links, `rel` holding one or more relation types), resolved against
- * the URL of the response that carried it; undefined when there is none.
- */
-export function nextLink(header: string | null, responseUrl: string): URL | undefined {
-  if (!header) return undefined;
-  for (const [, target = '', params = ''] of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(params);
-    const types = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
-    if (types.includes('next')) return new URL(target, responseUrl);
-  }
-  return undefined;
+export interface Created {
+  pet: Pet;
+  /** True when the server replayed the first answer of this `Idempotency-Key` (the animal was made by an earlier attempt or call). */
+  replayed: boolean;
+  /** The key the create was sent with: pass it to a later createPet to learn what became of this one. */
+  idempotencyKey: string;
+  meta: ResponseMeta;
 }
 
-type ListQuery = NonNullable<operations['listPets']['parameters']['query']>;
+export interface AnimalStoreClient extends Client<paths, 'application/json'> {
+  /** One page of the catalogue (listPets). */
+  listPets(query?: ListQuery, options?: CallOptions): Promise<Page>;
+  /** Every animal (of a `status`), page by page in `id` order, following each page's link; each page retried as any read. */
+  walkPets(query?: Omit<ListQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Pet, void, undefined>;
+  /** One animal (getPet: deprecated; its notice goes to `onDeprecation`). */
+  getPet(petId: number, options?: CallOptions): Promise<{ pet: Pet; meta: ResponseMeta }>;
+  /** Adds an animal exactly once: every attempt carries the same `Idempotency-Key` (a new random one unless given). */
+  createPet(pet: NewPet, options?: CallOptions & { idempotencyKey?: string }): Promise<Created>;
+}
 
-/**
- * Every animal of the catalogue (or of one `status`), in `id` order, page by page: it follows
- * each page's `Link: <…>; rel="next"`, until a page has none. `limit` is the page
- * size (1–100, default 20). A failed page throws AnimalStoreError.
- */
-export async function* walkPets(
-  client: AnimalStoreClient,
-  query: Omit<ListQuery, 'cursor'> = {},
-): AsyncGenerator<components['schemas']['Pet'], void, undefined> {
-  // The first page's query, then each link's, whatever it holds (the server may add parameters): sent as they are.
-  let params: Record<string, string | number> = { ...query };
-  for (;;) {
-    const { data, error, response } = await client.GET('/pets', { params: { query: params } });
-    if (error) throw new AnimalStoreError(error);
-    yield* data;
-    // Only the link's query is read (its limit, status and cursor, unchanged) and sent to this client's
-    // /pets: a proxy that serves the API under another path prefix does not lead the walk astray.
-    const next = nextLink(response.headers.get('link'), response.url || 'http://response.invalid/');
-    if (!next) return;
-    params = Object.fromEntries(next.searchParams);
-  }
+/** 128 random bits as hex: `crypto.getRandomValues` works in every browser context (randomUUID needs a secure one). */
+export function newIdempotencyKey(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+type Answer = { data?: unknown; error?: unknown; response: Response };
+/** The answer's data, or the AnimalStoreError its failure gives. */
+function dataOf<T>({ data, error, response }: Answer): T {
+  if (error !== undefined || !response.ok) throw errorFrom(error, response, attemptsFor(response));
+  return data as T;
+}
+
+export function createAnimalStoreClient(options: ClientOptions): AnimalStoreClient {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const onDeprecation = options.onDeprecation ?? warnOnce;
+  const api = createClient<paths, 'application/json'>({
+    baseUrl: options.baseUrl,
+    fetch: retryingFetch(policy, options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+    headers: { Authorization: `Bearer ${options.apiKey}` },
+  });
+  api.use({
+    onResponse({ request, response, schemaPath }) {
+      const notice = deprecationOf(`${request.method} ${schemaPath}`, response, urlOf(response));
+      if (notice) onDeprecation(notice);
+    },
+  });
+
+  /** A page for any query the API gives (a link's query is sent as it is: the server may add to it). */
+  const page = async (query: Record<string, string | number>, signal?: AbortSignal): Promise<Page> => {
+    const answer = await api.GET('/pets', { params: { query }, signal });
+    const pets = dataOf<Pet[]>(answer);
+    const next = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
+    return { pets, next: next?.searchParams.get('cursor') ?? undefined, meta: metaOf(answer.response, attemptsFor(answer.response)) };
+  };
+
+  return {
+    ...api,
+    listPets: (query = {}, { signal } = {}) => page(query, signal),
+    async *walkPets(query = {}, { signal } = {}) {
+      let params: Record<string, string | number> = { ...query };
+      for (;;) {
+        const answer = await api.GET('/pets', { params: { query: params }, signal });
+        yield* dataOf<Pet[]>(answer);
+        // Only the link's query is read (its limit, status and cursor, unchanged) and sent to this client's
+        // /pets: a proxy that serves the API under another path prefix does not lead the walk astray.
+        const next = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
+        if (!next) return;
+        params = Object.fromEntries(next.searchParams);
+      }
+    },
+    async getPet(petId, { signal } = {}) {
+      const answer = await api.GET('/pets/{petId}', { params: { path: { petId } }, signal });
+      return { pet: dataOf<Pet>(answer), meta: metaOf(answer.response, attemptsFor(answer.response)) };
+    },
+    async createPet(pet, { signal, idempotencyKey = newIdempotencyKey() } = {}) {
+      try {
+        const answer = await api.POST('/pets', { body: pet, params: { header: { 'Idempotency-Key': idempotencyKey } }, signal });
+        const { response } = answer;
+        const replayed = response.headers.get('idempotent-replayed') === 'true';
+        return { pet: dataOf<Pet>(answer), replayed, idempotencyKey, meta: metaOf(response, attemptsFor(response)) };
+      } catch (err) {
+        if (err instanceof AnimalStoreError) err.idempotencyKey = idempotencyKey;
+        throw err;
+      }
+    },
+  };
+}
+
+/** Every animal (of a `status`), page by page: `client.walkPets(query)`. */
+export function walkPets(client: AnimalStoreClient, query: Omit<ListQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
+  return client.walkPets(query);
 }

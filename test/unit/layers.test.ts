@@ -39,9 +39,22 @@ describe('the layers of src/', () => {
       .filter((layer) => layer !== 'paths' && LAYERS.indexOf(layer) < rank && layer !== layerOf(file));
     expect(upward).toEqual([]);
     if (rank === -1) return;
-    // client.ts is what the package exports; the service itself never needs it.
+    // client/ is what the package exports; the service itself never needs it.
     expect(readFileSync(file, 'utf8')).not.toMatch(/from '\.\.?\/(\.\.\/)*client'/);
   });
+
+  const clientFiles = files.filter((f) => layerOf(f) === 'client');
+  test.each(clientFiles.map((f) => [path.relative(projectRoot, f), f]))(
+    'when %s is read, then it imports only its siblings, openapi-fetch and types from generated/ (it runs in a browser, apart from the service)',
+    (_name, file) => {
+      const imports = [...readFileSync(file, 'utf8').matchAll(/^(import|export)( type)?[^;]*?from '([^']+)'/gm)];
+      const foreign = imports.filter(([, , typeOnly, from = '']) => {
+        if (from === 'openapi-fetch' || (from.startsWith('./') && !from.includes('/', 2))) return false;
+        return !(typeOnly && from === '../../generated/openapi');
+      });
+      expect(foreign.map(([line]) => line)).toEqual([]);
+    },
+  );
 });
 
 describe('the imports of src/', () => {

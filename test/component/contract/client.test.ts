@@ -1,4 +1,11 @@
-import { type AnimalStoreClient, AnimalStoreError, createAnimalStoreClient, nextLink, walkPets } from '../../../src/client';
+import {
+  type AnimalStoreClient,
+  AnimalStoreError,
+  type DeprecationNotice,
+  createAnimalStoreClient,
+  nextLink,
+  walkPets,
+} from '../../../src/client';
 import { API_KEY, type Pet, type TestApp, insertPets, listenOnLoopback, startTestApp } from '../../support/harness';
 
 // The published client against the real server. The type check runs over this file too:
@@ -7,11 +14,12 @@ let t: TestApp;
 let server: Awaited<ReturnType<typeof listenOnLoopback>>;
 let store: AnimalStoreClient;
 let baseUrl: string;
+const notices: DeprecationNotice[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   server = await listenOnLoopback(t.app);
   baseUrl = `${server.origin}${t.spec.apiRoot}`;
-  store = createAnimalStoreClient({ baseUrl, apiKey: API_KEY });
+  store = createAnimalStoreClient({ baseUrl, apiKey: API_KEY, onDeprecation: (notice) => notices.push(notice) });
 });
 afterAll(async () => {
   await server.close();
@@ -32,6 +40,8 @@ describe('the typed client (openapi-fetch over generated/)', () => {
     const fetched = await store.GET('/pets/{petId}', { params: { path: { petId: pet.id } } });
     expect(fetched.data).toEqual(pet);
     expect(fetched.response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    // The openapi-fetch methods report deprecations as the operations do.
+    expect(notices.map((n) => n.operation)).toEqual(['GET /pets/{petId}']);
   });
 
   test('when a call fails, then the client gets the typed Error body', async () => {

@@ -56,4 +56,22 @@ describe("the Dockerfile's build stage", () => {
     // What the final stage copies from this one.
     expect(existsSync(path.join(dir, 'dist', 'src', 'main.js'))).toBe(true);
   }, 300_000);
+
+  test("when the build's package is required by its name, then it gives the client, loading only the client's modules and openapi-fetch", () => {
+    // node_modules is linked to this project's: a module there is named from node_modules/ on.
+    const script = `const c = require('animal-store-api');
+      const name = (f) => (f.includes('/node_modules/') ? f.slice(f.lastIndexOf('node_modules/')) : require('path').relative(process.cwd(), f));
+      console.log(JSON.stringify({ exports: Object.keys(c).sort(), loaded: Object.keys(require.cache).map(name).sort() }));`;
+    const result = spawnSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    const { exports, loaded } = JSON.parse(result.stdout);
+    expect(exports).toEqual(expect.arrayContaining(['AnimalStoreError', 'createAnimalStoreClient', 'walkPets']));
+    expect(loaded).toEqual([
+      'dist/src/client/errors.js',
+      'dist/src/client/index.js',
+      'dist/src/client/links.js',
+      'dist/src/client/retry.js',
+      'node_modules/openapi-fetch/dist/index.cjs',
+    ]);
+  });
 });
