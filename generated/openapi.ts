@@ -37,7 +37,8 @@ export interface paths {
          * @description The service can serve requests: the database answers and every migration this
          *     build knows is applied. Otherwise 503, so that a load balancer sends traffic elsewhere;
          *     its message gives the reason as a code (`connecting`, `database_unreachable`,
-         *     `database_refused`, `pooler_refused`, `migrations_pending`), never the database's own
+         *     `database_refused`, `pooler_refused`, `migrations_pending`, `database_failover`: no
+         *     server of the database's list takes writes now), never the database's own
          *     words (they are in the service's log). Served at the root of the host (`/readyz`) and
          *     under the API root (`/v1/readyz`), without a key.
          */

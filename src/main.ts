@@ -120,7 +120,14 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing } = parts;
   const { idempotencyTtlSeconds } = config;
-  const stores = createStores(database.sql, { idempotencyTtlSeconds, preparation, reads, keys: keyRegistry });
+  const stores = createStores(database.sql, {
+    idempotencyTtlSeconds,
+    preparation,
+    reads,
+    keys: keyRegistry,
+    followsPrimary: config.databaseFollowsPrimary,
+    failoverTimeoutMs: config.databaseFailoverTimeoutMs,
+  });
   const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
   const app = await createApp({
     spec,

@@ -8,13 +8,23 @@ import type { PoolMode } from '../store/db';
 import { KEY_PREFIX } from '../store/keyFormat';
 import type { RateLimit } from '../store/rateLimits';
 import { parseTracing } from './tracing';
-import { integerVar } from './values';
+import { PRIMARY_SESSION_ATTRS, REPLICA_SESSION_ATTRS, integerVar, readPostgresUrl } from './values';
 
 export interface Config {
   host: string;
   port: number;
   /** Unset: the embedded PostgreSQL (PGlite) keeps its data under `.data/`. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_URL names the server to use by what it is (`target_session_attrs=primary` or
+   * `read-write`, usually with several hosts): while none qualifies, /readyz says `database_failover`.
+   */
+  databaseFollowsPrimary: boolean;
+  /**
+   * With `databaseFollowsPrimary`: how long a failover may take, as a create whose COMMIT was in
+   * flight when its server was lost sees it: its outcome is asked of the promoted server until then.
+   */
+  databaseFailoverTimeoutMs: number;
   /** Where the embedded PostgreSQL keeps its files when DATABASE_URL is unset. */
   pgliteDataDir: string;
   /** Connections each process keeps to DATABASE_URL (and to the replica). */
@@ -89,19 +99,6 @@ export function parseRateLimit(text: string): RateLimit | undefined | Error {
   return { requests: Number(requests), windowSeconds: Number(count) * UNIT_SECONDS[unit] };
 }
 
-/** What is wrong with a PostgreSQL connection URL, if anything. */
-function postgresUrlProblems(name: string, text: string): string[] {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return [`${name} is not a URL (expected postgres://user@host:port/database)`];
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    return [`${name} must start with postgres:// or postgresql://, got ${url.protocol}//`];
-  return [];
-}
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -147,10 +144,29 @@ function poolOf(env: NodeJS.ProcessEnv, problems: string[]) {
   const databaseReplicaUrl = env.DATABASE_REPLICA_URL;
   if (databaseReplicaUrl !== undefined) {
     if (env.DATABASE_URL === undefined) problems.push('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded PostgreSQL has no replica');
-    problems.push(...postgresUrlProblems('DATABASE_REPLICA_URL', databaseReplicaUrl));
+    const read = readPostgresUrl('DATABASE_REPLICA_URL', databaseReplicaUrl, REPLICA_SESSION_ATTRS);
+    if (Array.isArray(read)) problems.push(...read);
   }
   const databaseReplicaMaxLagMs = integerVar(env, 'DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 600_000, problems);
   return { databasePoolSize, databasePoolMode, databaseReplicaUrl, databaseReplicaMaxLagMs };
+}
+
+/**
+ * DATABASE_URL: one server, or several with `target_session_attrs=primary` (or `read-write`), of
+ * which the service uses the one that takes writes, and follows it when another is promoted.
+ */
+function databaseUrlOf(databaseUrl: string | undefined, problems: string[]): { databaseFollowsPrimary: boolean } {
+  if (databaseUrl === undefined) return { databaseFollowsPrimary: false };
+  const read = readPostgresUrl('DATABASE_URL', databaseUrl, PRIMARY_SESSION_ATTRS);
+  if (Array.isArray(read)) {
+    problems.push(...read);
+    return { databaseFollowsPrimary: false };
+  }
+  if (read.hosts.length > 1 && read.targetSessionAttrs === undefined)
+    problems.push(
+      `DATABASE_URL lists ${read.hosts.length} hosts without target_session_attrs: add ?target_session_attrs=primary, so that the service connects to the one that takes writes`,
+    );
+  return { databaseFollowsPrimary: read.targetSessionAttrs !== undefined };
 }
 
 /** The only reader of the environment. Names every problem at once. */
@@ -163,7 +179,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const port = integerVar(env, 'PORT', 3000, 0, 65535, problems);
 
   const databaseUrl = env.DATABASE_URL;
-  if (databaseUrl !== undefined) problems.push(...postgresUrlProblems('DATABASE_URL', databaseUrl));
+  const { databaseFollowsPrimary } = databaseUrlOf(databaseUrl, problems);
+  const databaseFailoverTimeoutMs = integerVar(env, 'DATABASE_FAILOVER_TIMEOUT_MS', 30_000, 1_000, 600_000, problems);
 
   const pgliteDataDir = env.PGLITE_DATA_DIR === undefined ? embeddedDataDir : path.resolve(env.PGLITE_DATA_DIR);
   if (env.PGLITE_DATA_DIR === '') problems.push('PGLITE_DATA_DIR is set but empty');
@@ -217,6 +234,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host,
     port,
     databaseUrl,
+    databaseFollowsPrimary,
+    databaseFailoverTimeoutMs,
     pgliteDataDir,
     databasePoolSize,
     databasePoolMode,

@@ -12,15 +12,23 @@ export interface DatabaseFacts {
   replicaMaxLagMs: number;
 }
 
+/** A PostgreSQL URL's hosts (several, comma-separated, for a failover pair), path and target_session_attrs, without credentials. */
+function serversOf(url: string): { hosts: string; path: string; attrs: string | undefined } {
+  const [, hosts = '', path = '', query = ''] = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)(?:\?([^#]*))?/i.exec(url) ?? [];
+  const attrs = new URLSearchParams(query).get('target_session_attrs') ?? undefined;
+  return { hosts: hosts.includes(':') || hosts.includes(',') ? hosts : `${hosts}:5432`, path, attrs };
+}
+
 /** The banner's line on the database; `applied` undefined: it has not answered yet. */
 export function describeDatabase(db: DatabaseFacts, applied: number[] | undefined): string {
-  const u = new URL(db.url);
+  const u = serversOf(db.url);
+  const which = u.attrs === undefined ? '' : ` (the one with target_session_attrs=${u.attrs})`;
   const where =
     db.embeddedDataDir !== undefined
       ? `embedded PostgreSQL (PGlite), data in ${db.embeddedDataDir}`
-      : `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+      : `PostgreSQL at ${u.hosts}${u.path}${which}`;
   const replica = db.replicaUrl
-    ? `; reads from the replica at ${new URL(db.replicaUrl).host} while it is within ${db.replicaMaxLagMs} ms`
+    ? `; reads from the replica at ${serversOf(db.replicaUrl).hosts} while it is within ${db.replicaMaxLagMs} ms`
     : '';
   const pool =
     db.embeddedDataDir !== undefined

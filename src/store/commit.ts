@@ -24,7 +24,11 @@ export interface WriteTransaction {
 /** The columns a write's RETURNING adds so that its transaction can be found again: `xid` and `pid`. */
 export const writeColumns = (q: Sql) => q`pg_current_xact_id()::text AS xid, pg_backend_pid() AS pid`;
 
-/** How long a COMMIT sent before the deadline is waited for past it, and then how long its outcome is looked for. */
+/**
+ * How long a COMMIT sent before the deadline is waited for past it, and then how long its outcome
+ * is looked for (by default: a pool that follows a primary across a failover waits for the
+ * promoted one, DATABASE_FAILOVER_TIMEOUT_MS).
+ */
 export const COMMIT_GRACE_MS = 5_000;
 export const RESOLVE_MS = 5_000;
 
@@ -35,8 +39,10 @@ export const RESOLVE_MS = 5_000;
  * waited for, for up to COMMIT_GRACE_MS more, so that its outcome is the answer. When that
  * outcome cannot be had (the connection failed, or no answer came), PostgreSQL is asked what
  * became of the transaction (pg_xact_status, after ending its session if it is still open):
- * committed, the result; rolled back, DeadlineExceededError; still unknown after RESOLVE_MS,
- * CommitOutcomeUnknownError (a 500, which promises nothing).
+ * committed, the result; rolled back, DeadlineExceededError; still unknown after `resolveMs`
+ * (RESOLVE_MS unless given), CommitOutcomeUnknownError (a 500, which promises nothing). After a
+ * failover the pool reaches only the promoted server, which holds every committed transaction
+ * of the old one (replication is synchronous), so it is the one asked.
  *
  * `body` runs the statements and returns the result with the transaction that wrote it (from
  * `writeColumns`), or no transaction when it wrote nothing (a replayed create).
@@ -45,6 +51,7 @@ export async function commitWithin<T>(
   sql: Sql,
   deadline: Deadline = requestDeadline(),
   body: (tx: WriteSql) => Promise<{ result: T; wrote?: WriteTransaction }>,
+  { resolveMs = RESOLVE_MS }: { resolveMs?: number } = {},
 ): Promise<T> {
   if (deadline - Date.now() <= 0) throw new DeadlineExceededError();
   // Set by the transaction and by the timer, read by both: one object, so that neither's view is narrowed.
@@ -83,7 +90,7 @@ export async function commitWithin<T>(
     if (state.phase !== 'committing' || !done || isDefinite(err)) throw asUnavailable(err);
     // The COMMIT was sent and its answer is lost: what became of the transaction is asked of the database.
     if (done.wrote === undefined) return done.result;
-    if (await committedAfterAll(sql, done.wrote, err)) return done.result;
+    if (await committedAfterAll(sql, done.wrote, err, resolveMs)) return done.result;
     throw new DeadlineExceededError();
   } finally {
     timers.forEach(clearTimeout);
@@ -112,10 +119,15 @@ const isDefinite = (err: unknown) => err instanceof postgres.PostgresError && er
  * Whether a transaction whose COMMIT was sent but not answered committed. While it is still
  * open, its session is ended (only that session: it is matched by its transaction), so that it
  * rolls back unless the COMMIT got there first. Retried while the database is unavailable, for
- * up to RESOLVE_MS; then CommitOutcomeUnknownError.
+ * up to `resolveMs`; then CommitOutcomeUnknownError.
  */
-export async function committedAfterAll(sql: Sql, { xid, pid, row }: WriteTransaction, cause: unknown): Promise<boolean> {
-  const until = Date.now() + RESOLVE_MS;
+export async function committedAfterAll(
+  sql: Sql,
+  { xid, pid, row }: WriteTransaction,
+  cause: unknown,
+  resolveMs = RESOLVE_MS,
+): Promise<boolean> {
+  const until = Date.now() + resolveMs;
   while (Date.now() < until) {
     try {
       const { status } = onlyRow(

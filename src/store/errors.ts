@@ -24,8 +24,8 @@ export class DeadlineExceededError extends DatabaseUnavailableError {
 
 /** Start-up has not finished preparing the database (connecting, migrating), or a migration is missing. */
 export class NotReadyError extends DatabaseUnavailableError {
-  constructor(reason: string) {
-    super(reason);
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
     this.name = 'NotReadyError';
   }
 }
@@ -92,6 +92,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '57014', // query_canceled (statement_timeout)
+  '25006', // read_only_sql_transaction: a standby (a failover under way); the connection is dropped
   '53300', // too_many_connections
   '40001', // serialization_failure
   '40P01', // deadlock_detected

@@ -1,6 +1,6 @@
 import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
-import { NotReadyError } from './errors';
+import { NotReadyError, isDatabaseUnavailable } from './errors';
 import { readMigrations } from './migrate';
 
 export interface HealthCheck {
@@ -8,11 +8,15 @@ export interface HealthCheck {
   migrations(deadline?: Deadline): Promise<{ applied: number; known: number }>;
 }
 
-/** `pendingReason`: why start-up has not finished preparing the database, if it has not. */
+/**
+ * `pendingReason`: why start-up has not finished preparing the database, if it has not.
+ * `followsPrimary`: the pool connects only to a server that takes writes (DATABASE_URL's
+ * target_session_attrs), so a database that cannot be had means no such server is there now.
+ */
 export function createHealthCheck(
   sql: Sql,
   pendingReason: () => string | undefined = () => undefined,
-  known = readMigrations().at(-1)?.version ?? 0,
+  { followsPrimary = false, known = readMigrations().at(-1)?.version ?? 0 }: { followsPrimary?: boolean; known?: number } = {},
 ): HealthCheck {
   return {
     async migrations(deadline) {
@@ -28,6 +32,8 @@ export function createHealthCheck(
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.
         if ((err as { code?: string }).code === '42P01') return { applied: 0, known };
+        if (followsPrimary && isDatabaseUnavailable(err))
+          throw new NotReadyError('Not ready: database_failover (no server of DATABASE_URL takes writes now)', { cause: err });
         throw err;
       }
     },

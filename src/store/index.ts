@@ -22,10 +22,15 @@ export interface StoreOptions {
   reads?: ReadRouter;
   /** The managed keys: the service is not ready until they are read. */
   keys?: KeyRegistry;
+  /** DATABASE_URL asks for the primary among its hosts: readiness says `database_failover` while none is there. */
+  followsPrimary?: boolean;
+  /** With `followsPrimary`: how long a create whose COMMIT was in flight when its server was lost waits for the promoted one to say. */
+  failoverTimeoutMs?: number;
 }
 
 /** Everything the handlers read and write, over one pool. */
-export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, reads, keys }: StoreOptions): Stores {
+export function createStores(sql: Sql, options: StoreOptions): Stores {
+  const { idempotencyTtlSeconds, preparation, reads, keys, followsPrimary, failoverTimeoutMs } = options;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
   // service serves from the moment /readyz says so, and not before (a managed key would get 503).
   const pendingReason = () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined);
@@ -34,8 +39,13 @@ export function createStores(sql: Sql, { idempotencyTtlSeconds, preparation, rea
     if (keys && !keys.loaded()) throw new NotReadyError('The service is starting (connecting); retry shortly');
   };
   return {
-    pets: createPetStore(sql, { idempotencyTtlSeconds, assertReady, read: reads && ((query) => reads.read(query)) }),
-    health: createHealthCheck(sql, pendingReason),
+    pets: createPetStore(sql, {
+      idempotencyTtlSeconds,
+      assertReady,
+      read: reads && ((query) => reads.read(query)),
+      resolveMs: followsPrimary ? failoverTimeoutMs : undefined,
+    }),
+    health: createHealthCheck(sql, pendingReason, { followsPrimary }),
   };
 }
 

@@ -49,6 +49,8 @@ export interface PetStoreOptions {
   assertReady?: () => void;
   /** Runs list's and get's query: on a streaming replica while it keeps up (ReadRouter.read); default: on `sql`. */
   read?: <T>(query: (q: Sql) => Promise<T>) => Promise<T>;
+  /** How long a create whose COMMIT's answer was lost looks for its outcome (commitWithin; default RESOLVE_MS). */
+  resolveMs?: number;
 }
 
 /** The page cursors' signing key, shared by every instance (migration 0004 made it). */
@@ -100,7 +102,7 @@ function pageQuery(q: Sql, status: PetStatus | undefined, afterId: number, rows:
 
 export function createPetStore(
   sql: Sql,
-  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql) }: PetStoreOptions,
+  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs }: PetStoreOptions,
 ): PetStore {
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
@@ -132,13 +134,15 @@ export function createPetStore(
       assertReady();
       // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after:
       // two round trips (BEGIN with the INSERT, then COMMIT), the least that keeps the commit ours to send (docs/performance.md).
-      return commitWithin(sql, deadline, (tx) => insertPet(tx, pet));
+      return commitWithin(sql, deadline, (tx) => insertPet(tx, pet), { resolveMs });
     },
 
     async createOnce(pet, request, deadline) {
       assertReady();
       // One transaction for the pet and the record of its response: they commit together or not at all.
-      const made = await commitWithin(sql, deadline, (tx) => once(tx, request, idempotencyTtlSeconds, () => insertPet(tx, pet)));
+      const made = await commitWithin(sql, deadline, (tx) => once(tx, request, idempotencyTtlSeconds, () => insertPet(tx, pet)), {
+        resolveMs,
+      });
       return { pet: made.value, replayed: made.replayed };
     },
 

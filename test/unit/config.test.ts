@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 3000,
       databaseUrl: undefined,
+      databaseFollowsPrimary: false,
+      databaseFailoverTimeoutMs: 30_000,
       pgliteDataDir: embeddedDataDir,
       databasePoolSize: 10,
       databasePoolMode: 'session',
@@ -96,6 +98,8 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       port: 8080,
       databaseUrl: 'postgres://u@db:5432/app',
+      databaseFollowsPrimary: false,
+      databaseFailoverTimeoutMs: 30_000,
       pgliteDataDir: path.resolve('tmp/pg'),
       databasePoolSize: 25,
       databasePoolMode: 'transaction',
@@ -250,8 +254,38 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: port, API_KEYS: KEY })[0]).toMatch(/^PORT must be an integer/);
   });
 
-  test.each([['not a url'], ['localhost:5432/db']])('when DATABASE_URL=%j, then it is refused', (url) => {
-    expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toHaveLength(1);
+  test.each([
+    ['not a url'],
+    ['localhost:5432/db'],
+    ['postgres://u@h1:5432,,h2:5432/db'],
+    ['postgres://u@h1:5432,h2:x/db?target_session_attrs=primary'],
+  ])('when DATABASE_URL=%j, then it is refused', (url) => {
+    expect(problemsOf({ DATABASE_URL: url, API_KEYS: KEY })).toEqual([expect.stringMatching(/^DATABASE_URL is not a URL/)]);
+  });
+
+  test.each([
+    ['postgres://u@db1:5432,db2:5433/app?target_session_attrs=primary', true],
+    ['postgresql://u:p@db1,db2/app?target_session_attrs=read-write&sslmode=require', true],
+    ['postgres://u@db:5432/app?target_session_attrs=primary', true],
+    ['postgres://u@db:5432/app', false],
+  ])('when DATABASE_URL=%j, then it is taken, following the primary: %s', (url, follows) => {
+    const config = loadConfig({ DATABASE_URL: url, API_KEYS: KEY });
+    expect(config).toMatchObject({ databaseUrl: url, databaseFollowsPrimary: follows });
+  });
+
+  test('when DATABASE_URL lists several hosts without target_session_attrs, or asks for a standby, then it is refused with the form to use', () => {
+    expect(problemsOf({ DATABASE_URL: 'postgres://u@db1:5432,db2:5432/app', API_KEYS: KEY })).toEqual([
+      'DATABASE_URL lists 2 hosts without target_session_attrs: add ?target_session_attrs=primary, so that the service connects to the one that takes writes',
+    ]);
+    expect(problemsOf({ DATABASE_URL: 'postgres://u@db1,db2/app?target_session_attrs=standby', API_KEYS: KEY })).toEqual([
+      'DATABASE_URL: target_session_attrs must be one of primary, read-write, got "standby"',
+    ]);
+    const replica = { DATABASE_URL: 'postgres://u@db/app', API_KEYS: KEY };
+    expect(problemsOf({ ...replica, DATABASE_REPLICA_URL: 'postgres://u@r1,r2/app?target_session_attrs=primary' })).toEqual([
+      'DATABASE_REPLICA_URL: target_session_attrs must be one of any, standby, prefer-standby, read-only, got "primary"',
+    ]);
+    const replicas = 'postgres://u@r1:5432,r2:5432/app?target_session_attrs=prefer-standby';
+    expect(loadConfig({ ...replica, DATABASE_REPLICA_URL: replicas }).databaseReplicaUrl).toBe(replicas);
   });
 
   test('when WEB_CONCURRENCY is outside 1 to 64, or above 1 without DATABASE_URL, then it is refused', () => {

@@ -1,0 +1,71 @@
+import postgres from 'postgres';
+import { connect } from '../../../src/store/db';
+import { isDatabaseUnavailable } from '../../../src/store/errors';
+import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
+
+/*
+ * What the service's pool does with several hosts and target_session_attrs, on a primary and its
+ * hot standby of our own (patches/postgres+3.4.9.patch, parts 4 and 5): `read-write` as libpq
+ * reads it (a hot standby never qualifies, whatever default_transaction_read_only says), and a
+ * connection whose server refuses a write as read-only (25006) dropped, so that the next one asks
+ * each host again. Without the patch the pool's connections stay on the standby and every write fails.
+ */
+describeWithThrowawayPostgres('a pool that follows the primary (target_session_attrs)', () => {
+  let primary: ThrowawayPostgres;
+  let standby: ThrowawayPostgres;
+  beforeAll(async () => {
+    primary = await createThrowawayPostgres();
+    await primary.start();
+    standby = await createThrowawayPostgres({ replicaOf: primary });
+    await standby.start();
+    await primary.psql('CREATE TABLE written (n int)');
+  }, 120_000);
+  afterAll(async () => {
+    await standby?.destroy();
+    await primary?.destroy();
+  }, 60_000);
+
+  /** Both servers, the standby listed first. */
+  const bothHosts = (attrs: string) =>
+    `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/postgres?target_session_attrs=${attrs}`;
+
+  test.each(['read-write', 'primary'])(
+    'when the standby is listed first and target_session_attrs=%s, then every connection of the pool is on the primary and writes',
+    async (attrs) => {
+      const sql = connect(bothHosts(attrs), { max: 4 });
+      try {
+        const sessions = await Promise.all(
+          Array.from(
+            { length: 8 },
+            () => sql<{ port: number; recovery: boolean }[]>`SELECT inet_server_port() AS port, pg_is_in_recovery() AS recovery`,
+          ),
+        );
+        expect(new Set(sessions.map(([s]) => `${s!.port} ${s!.recovery}`))).toEqual(new Set([`${primary.port} false`]));
+        await sql`INSERT INTO written VALUES (1)`;
+      } finally {
+        await sql.end();
+      }
+    },
+  );
+
+  test('when a server refuses a write as read-only (25006), then the error reads as unavailable and the connection is replaced by a new one', async () => {
+    const sql = connect(bothHosts('primary'), { max: 1 });
+    try {
+      const [before] = await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+      // The session turns read-only, as a demoted server's do.
+      await sql`SET default_transaction_read_only = on`;
+      const refused = await sql`INSERT INTO written VALUES (2)`.catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(postgres.PostgresError);
+      expect((refused as postgres.PostgresError).code).toBe('25006');
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+      const [after] = await sql<
+        { pid: number; readOnly: string }[]
+      >`SELECT pg_backend_pid() AS pid, current_setting('default_transaction_read_only') AS "readOnly"`;
+      expect(after!.pid).not.toBe(before!.pid);
+      expect(after!.readOnly).toBe('off');
+      await sql`INSERT INTO written VALUES (3)`;
+    } finally {
+      await sql.end();
+    }
+  });
+});
