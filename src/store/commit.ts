@@ -100,16 +100,47 @@ export async function commitWithin<T>(
 /** The transaction id `xid` as the 32-bit xid a row's xmin shows. */
 const xid32 = (q: Sql, xid: string) => q`(${xid}::xid8::text::numeric % 4294967296)::text`;
 
-/** Whether the row the transaction inserted is there, inserted by it: its commit, proven (WriteTransaction.row). */
-async function rowIsOurs(sql: Sql, row: WriteTransaction['row'], xid: string, until: number): Promise<boolean> {
-  const found = await withDeadline(
-    sql`
-      SELECT 1 AS one
-      FROM ${sql(row.table)}
-      WHERE id = ${row.id} AND created_at::text = ${row.createdAt} AND xmin::text = ${xid32(sql, xid)}`,
-    Math.min(until, Date.now() + 1_000),
+/** Where the server's WAL is flushed to now: past the commit of any transaction it calls committed. */
+async function flushedNow(sql: Sql, until: number): Promise<string> {
+  const { lsn } = onlyRow(
+    await withDeadline(sql<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`, Math.min(until, Date.now() + 1_000)),
+    'pg_current_wal_flush_lsn',
   );
-  return found.length > 0;
+  return lsn;
+}
+
+/**
+ * What a transaction pg_xact_status calls committed is: `durable`, its row is there and, when
+ * the server has synchronous standbys (synchronous_standby_names), one of them has flushed past
+ * `mark`, so a failover keeps it; `pending`, its row is not visible yet while its session still
+ * holds it (its COMMIT waits for the standby) or the standby has not caught up; `not ours`, the
+ * id was given again after a crash to a transaction that did not write our row. A server whose
+ * user may not read pg_stat_replication's positions (pg_monitor) stays `pending` with a standby.
+ */
+async function committedAs(
+  sql: Sql,
+  { xid, pid, row }: WriteTransaction,
+  mark: string,
+  until: number,
+): Promise<'durable' | 'pending' | 'not ours'> {
+  const { ours, holding, replicated } = onlyRow(
+    await withDeadline(
+      sql<{ ours: boolean; holding: boolean; replicated: boolean }[]>`
+        SELECT
+          EXISTS (
+            SELECT 1 FROM ${sql(row.table)}
+            WHERE id = ${row.id} AND created_at::text = ${row.createdAt} AND xmin::text = ${xid32(sql, xid)}
+          ) AS ours,
+          EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND backend_xid::text = ${xid32(sql, xid)}) AS holding,
+          current_setting('synchronous_standby_names') = ''
+            OR coalesce((SELECT max(flush_lsn) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) >= ${mark}::pg_lsn, false)
+            AS replicated`,
+      Math.min(until, Date.now() + 1_000),
+    ),
+    'commit outcome',
+  );
+  if (ours) return replicated ? 'durable' : 'pending';
+  return holding ? 'pending' : 'not ours';
 }
 
 /** A failure PostgreSQL answered for this transaction (an ERROR): it rolled back. A lost connection, or none, says nothing. */
@@ -128,6 +159,8 @@ export async function committedAfterAll(
   resolveMs = RESOLVE_MS,
 ): Promise<boolean> {
   const until = Date.now() + resolveMs;
+  // The server's flushed WAL position when it first said "committed": the standby must have it too.
+  let mark: string | undefined;
   while (Date.now() < until) {
     try {
       const { status } = onlyRow(
@@ -137,7 +170,14 @@ export async function committedAfterAll(
         ),
         'pg_xact_status',
       );
-      if (status === 'committed') return await rowIsOurs(sql, row, xid, until);
+      if (status === 'committed') {
+        const seen = await committedAs(sql, { xid, pid, row }, (mark ??= await flushedNow(sql, until)), until);
+        if (seen === 'durable') return true;
+        if (seen === 'not ours') return false;
+        // Committed here but not yet on the synchronous standby (or still waiting for it): asked again.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
       if (status === 'aborted') return false;
       // Still in progress: end its session (pg_stat_activity shows it with our transaction), then ask again.
       await withDeadline(

@@ -85,6 +85,7 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
 export type WriteSql = postgres.ReservedSql;
 
 const BEGIN_WITH_TIMEOUT = `BEGIN; SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`;
+const COMMIT_WITHOUT_TIMEOUT = 'SET LOCAL statement_timeout = 0; COMMIT';
 
 /** What a write's transaction asks its caller (commitWithin) as it goes. */
 export interface WriteControl<R> {
@@ -115,7 +116,10 @@ export async function writeTransaction<R>(sql: Sql, body: (tx: WriteSql) => Prom
     if (control.abandoned()) throw new DeadlineExceededError();
     committing = true;
     control.committing(result);
-    await tx`COMMIT`;
+    // Not under the statement timeout: PostgreSQL answers a COMMIT whose wait for the synchronous
+    // standby was cancelled as done, though the standby may not have it (a failover would lose it).
+    // One message, one round trip; a COMMIT still waiting at the deadline is commitWithin's to resolve.
+    await tx.unsafe(COMMIT_WITHOUT_TIMEOUT);
     return result;
   } catch (err) {
     if (!committing) await tx`ROLLBACK`.catch(() => {});
