@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { childrenOf } from '../../scripts/lib/processes';
+import { psqlArgs } from './throwawayPostgres';
 
 const run = promisify(execFile);
 /** The newest PostgreSQL server's binaries (Debian's postgresql-N-auto-failover matches it). */
@@ -109,21 +110,7 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
   };
   const ports = { monitor: await quietPort(), node1: await quietPort(), node2: await quietPort() };
   const psqlOn = (port: number, database: string, sql: string) =>
-    run(`${BIN}/psql`, [
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-U',
-      'postgres',
-      '-d',
-      database,
-      '-At',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-c',
-      sql,
-    ]).then((r) => r.stdout.trim());
+    run(`${BIN}/psql`, psqlArgs(port, database, sql)).then((r) => r.stdout.trim());
   const until = async <T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> => {
     const end = Date.now() + ms;
     for (;;) {
@@ -201,28 +188,10 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
       await runAsPostgres(`${BIN}/pg_ctl -D ${path.join(dir, n.name)} -m immediate -w stop`);
     },
     acceptsWrites: (n) =>
-      run(
-        `${BIN}/psql`,
-        [
-          '-h',
-          '127.0.0.1',
-          '-p',
-          String(n.port),
-          '-U',
-          'postgres',
-          '-d',
-          'postgres',
-          '-At',
-          '-v',
-          'ON_ERROR_STOP=1',
-          '-c',
-          'INSERT INTO failover_probe DEFAULT VALUES',
-        ],
-        {
-          timeout: 1_000,
-          killSignal: 'SIGKILL',
-        },
-      ).then(
+      run(`${BIN}/psql`, psqlArgs(n.port, 'postgres', 'INSERT INTO failover_probe DEFAULT VALUES'), {
+        timeout: 1_000,
+        killSignal: 'SIGKILL',
+      }).then(
         () => true,
         () => false,
       ),

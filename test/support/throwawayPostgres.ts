@@ -61,6 +61,23 @@ export function describeWithThrowawayPostgres(name: string, fn: () => void): voi
   describe(name, fn);
 }
 
+/** psql's arguments for one statement on a local server as `postgres`: unaligned rows, stopping at the first error. */
+export const psqlArgs = (port: number, database: string, sql: string): string[] => [
+  '-h',
+  '127.0.0.1',
+  '-p',
+  String(port),
+  '-U',
+  'postgres',
+  '-d',
+  database,
+  '-At',
+  '-v',
+  'ON_ERROR_STOP=1',
+  '-c',
+  sql,
+];
+
 /** As the postgres OS user: through su when we are root. */
 async function asPostgres(command: string[]): Promise<string> {
   const quoted = command.map((c) => `'${c.replace(/'/g, `'\\''`)}'`).join(' ');
@@ -169,23 +186,7 @@ export async function createThrowawayPostgres(options: { replicaOf?: ThrowawayPo
     },
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
-    psql: (sql) =>
-      asPostgres([
-        path.join(bin, 'psql'),
-        '-h',
-        '127.0.0.1',
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-d',
-        'postgres',
-        '-At',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        sql,
-      ]),
+    psql: (sql) => asPostgres([path.join(bin, 'psql'), ...psqlArgs(port, 'postgres', sql)]),
     async destroy() {
       signal('SIGCONT');
       if (processes().length) await pgctl('-m', 'immediate', '-w', 'stop').catch(() => signal('SIGKILL'));

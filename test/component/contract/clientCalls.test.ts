@@ -1,48 +1,13 @@
-import type { IncomingMessage } from 'node:http';
-import { AnimalStoreError, type DeprecationNotice, type RetryPolicy, createAnimalStoreClient } from '../../../src/client';
-import { API_KEY, type TestApp, buildNewPet, issueKey, listenOnLoopback, startTestApp } from '../../support/harness';
-import { type HttpFault, type HttpFaultProxy, httpFaultProxy } from '../../support/httpFaults';
+import { type DeprecationNotice, createAnimalStoreClient } from '../../../src/client';
+import { clientTestbed, failure } from '../../support/clientTestbed';
+import { API_KEY, buildNewPet, issueKey } from '../../support/harness';
+import type { HttpFaultProxy } from '../../support/httpFaults';
 
 // What each call sends and what it gives back: one Idempotency-Key per create, no retry of what
 // cannot be repeated or would fail again, typed errors with the headers that matter, deprecations.
-let t: TestApp;
-let api: Awaited<ReturnType<typeof listenOnLoopback>>;
-const proxies: HttpFaultProxy[] = [];
-beforeAll(async () => {
-  t = await startTestApp();
-  api = await listenOnLoopback(t.app);
-});
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()));
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
-});
+const testbed = clientTestbed();
+const { clientWith } = testbed;
 
-async function clientWith(
-  faults: HttpFault[],
-  then: HttpFault = 'forward',
-  options: { apiKey?: string; retry?: Partial<RetryPolicy> } = {},
-) {
-  const proxy = await httpFaultProxy(api.origin, (_req: IncomingMessage, i) => faults[i] ?? then);
-  proxies.push(proxy);
-  const retry = { baseDelayMs: 5, ...options.retry };
-  const store = createAnimalStoreClient({
-    baseUrl: `${proxy.origin}/v1`,
-    apiKey: options.apiKey ?? API_KEY,
-    retry,
-    onDeprecation: () => {},
-  });
-  return { proxy, store };
-}
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('the call succeeded');
-    },
-    (err: unknown) => err as AnimalStoreError,
-  );
 const keysSent = (proxy: HttpFaultProxy) => proxy.seen.map((s) => s.headers['idempotency-key']);
 
 describe('creates', () => {
@@ -55,7 +20,7 @@ describe('creates', () => {
     expect(created.idempotencyKey).toMatch(/^[0-9a-f]{32}$/);
     // The second attempt made the animal and its answer was lost; the third got it replayed.
     expect(created).toMatchObject({ replayed: true, meta: { attempts: 3 }, pet: { name: 'Keyed' } });
-    const [row] = await t.sql`SELECT count(*)::int AS n FROM pets WHERE name = 'Keyed'`;
+    const [row] = await testbed.app().sql`SELECT count(*)::int AS n FROM pets WHERE name = 'Keyed'`;
     expect(row).toEqual({ n: 1 });
   });
 
@@ -84,7 +49,7 @@ describe('creates', () => {
     const { store: later } = await clientWith([]);
     const found = await later.createPet(body, { idempotencyKey: err.idempotencyKey });
     expect(found).toMatchObject({ replayed: true, pet: { name: 'Lost answer' } });
-    const [row] = await t.sql`SELECT count(*)::int AS n FROM pets WHERE name = 'Lost answer'`;
+    const [row] = await testbed.app().sql`SELECT count(*)::int AS n FROM pets WHERE name = 'Lost answer'`;
     expect(row).toEqual({ n: 1 });
   });
 
@@ -115,7 +80,7 @@ describe('what is never retried', () => {
   test('when the key is unknown (401) or lacks a scope (403), then the call is attempted once and the error says so', async () => {
     const { proxy, store } = await clientWith([], 'forward', { apiKey: 'not-a-valid-key-000000' });
     expect(await failure(store.listPets())).toMatchObject({ status: 401, code: 'unauthorized', meta: { attempts: 1 } });
-    const reader = await issueKey(t, { scopes: ['pets:read'] });
+    const reader = await issueKey(testbed.app(), { scopes: ['pets:read'] });
     const { proxy: second, store: readOnly } = await clientWith([], 'forward', { apiKey: reader.key });
     const denied = await failure(readOnly.createPet(buildNewPet()));
     expect(denied).toMatchObject({ status: 403, code: 'insufficient_scope', meta: { attempts: 1 } });
@@ -132,7 +97,7 @@ describe('what is never retried', () => {
 
 describe('what an answer tells the caller', () => {
   test('when a key expires, then each answer and error carries the expiry, the request id and the rate limit', async () => {
-    const expiring = await issueKey(t, { expiresInSeconds: 3_600 });
+    const expiring = await issueKey(testbed.app(), { expiresInSeconds: 3_600 });
     const { store } = await clientWith([], 'forward', { apiKey: expiring.key });
     const page = await store.listPets({ limit: 1 });
     expect(page.meta).toEqual({
@@ -156,9 +121,9 @@ describe('what an answer tells the caller', () => {
   });
 
   test('when getPet answers, then onDeprecation gets its dates and successor; by default one warning per operation', async () => {
-    const [pet] = await t.sql<{ id: number }[]>`INSERT INTO pets (name, category_id) VALUES ('Old', 1) RETURNING id`;
+    const [pet] = await testbed.app().sql<{ id: number }[]>`INSERT INTO pets (name, category_id) VALUES ('Old', 1) RETURNING id`;
     const notices: DeprecationNotice[] = [];
-    const store = createAnimalStoreClient({ baseUrl: `${api.origin}/v1`, apiKey: API_KEY, onDeprecation: (n) => notices.push(n) });
+    const store = createAnimalStoreClient({ baseUrl: `${testbed.origin()}/v1`, apiKey: API_KEY, onDeprecation: (n) => notices.push(n) });
     await store.getPet(pet!.id);
     await failure(store.getPet(9007199254740991));
     expect(notices).toHaveLength(2);
@@ -166,7 +131,7 @@ describe('what an answer tells the caller', () => {
       operation: 'GET /pets/{petId}',
       deprecation: expect.any(Date),
       sunset: new Date('2030-12-05T00:00:00Z'),
-      successor: `${api.origin}/v1/pets`,
+      successor: `${testbed.origin()}/v1/pets`,
       documentation: undefined,
     });
     await store.listPets();
@@ -174,12 +139,12 @@ describe('what an answer tells the caller', () => {
 
     const warnings = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      const plain = createAnimalStoreClient({ baseUrl: `${api.origin}/v1`, apiKey: API_KEY });
+      const plain = createAnimalStoreClient({ baseUrl: `${testbed.origin()}/v1`, apiKey: API_KEY });
       await plain.getPet(pet!.id);
       await plain.getPet(pet!.id);
-      await createAnimalStoreClient({ baseUrl: `${api.origin}/v1`, apiKey: API_KEY }).getPet(pet!.id);
+      await createAnimalStoreClient({ baseUrl: `${testbed.origin()}/v1`, apiKey: API_KEY }).getPet(pet!.id);
       expect(warnings.mock.calls).toEqual([
-        [`Animal Store API: GET /pets/{petId} is deprecated; it stops being served on 2030-12-05; use ${api.origin}/v1/pets instead`],
+        [`Animal Store API: GET /pets/{petId} is deprecated; it stops being served on 2030-12-05; use ${testbed.origin()}/v1/pets instead`],
       ]);
     } finally {
       warnings.mockRestore();

@@ -1,44 +1,16 @@
-import type { IncomingMessage } from 'node:http';
-import { AnimalStoreError, type RetryPolicy, createAnimalStoreClient, retryAfterMs } from '../../../src/client';
-import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from '../../support/harness';
-import { type HttpFault, type HttpFaultProxy, httpFaultProxy } from '../../support/httpFaults';
+import { AnimalStoreError, createAnimalStoreClient, retryAfterMs } from '../../../src/client';
+import { clientTestbed, failure } from '../../support/clientTestbed';
+import { API_KEY, listenOnLoopback, startTestApp } from '../../support/harness';
+import type { HttpFaultProxy } from '../../support/httpFaults';
 
 // When the client tries again, and when it stops: Retry-After, backoff, the attempt count and
 // the time budget, timeouts and the caller's abort, counted at a proxy in front of the real app.
-let t: TestApp;
-let api: Awaited<ReturnType<typeof listenOnLoopback>>;
-const proxies: HttpFaultProxy[] = [];
-beforeAll(async () => {
-  t = await startTestApp();
-  api = await listenOnLoopback(t.app);
-});
-afterEach(async () => {
-  await Promise.all(proxies.splice(0).map((p) => p.close()));
-});
-afterAll(async () => {
-  await api.close();
-  await t.close();
-});
-
-/** A client through a proxy that gives the n-th request (from 0) the n-th fault of `faults`, and `then` to the rest. */
-async function clientWith(faults: HttpFault[], then: HttpFault, retry: Partial<RetryPolicy> = {}, retryAfter?: string | (() => string)) {
-  const proxy = await httpFaultProxy(api.origin, (_req: IncomingMessage, i) => faults[i] ?? then, { retryAfter });
-  proxies.push(proxy);
-  const store = createAnimalStoreClient({ baseUrl: `${proxy.origin}/v1`, apiKey: API_KEY, retry: { baseDelayMs: 10, ...retry } });
-  return { proxy, store };
-}
+const { clientWith } = clientTestbed();
 const gaps = (proxy: HttpFaultProxy) => proxy.seen.slice(1).map((s, i) => s.at - proxy.seen[i]!.at);
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('the call succeeded');
-    },
-    (err: unknown) => err as AnimalStoreError,
-  );
 
 describe('Retry-After', () => {
   test('when a read is answered 429 with Retry-After: 1, then the client waits one second before its next attempt', async () => {
-    const { proxy, store } = await clientWith(['answer-429'], 'forward', {}, '1');
+    const { proxy, store } = await clientWith(['answer-429'], 'forward', { retryAfter: '1' });
     const page = await store.listPets();
     expect(page.meta.attempts).toBe(2);
     const [gap] = gaps(proxy);
@@ -47,7 +19,7 @@ describe('Retry-After', () => {
   });
 
   test('when Retry-After is an HTTP date two seconds ahead, then the client waits until that second', async () => {
-    const { proxy, store } = await clientWith(['answer-429'], 'forward', {}, () => new Date(Date.now() + 2_000).toUTCString());
+    const { proxy, store } = await clientWith(['answer-429'], 'forward', { retryAfter: () => new Date(Date.now() + 2_000).toUTCString() });
     await store.listPets();
     // An HTTP date counts whole seconds: the wait ends within the second it names.
     const [gap] = gaps(proxy);
@@ -56,7 +28,7 @@ describe('Retry-After', () => {
   });
 
   test('when Retry-After is longer than maxRetryAfterMs, then the client stops at once with the wait in its error', async () => {
-    const { proxy, store } = await clientWith([], 'answer-429', { maxRetryAfterMs: 5_000 }, '120');
+    const { proxy, store } = await clientWith([], 'answer-429', { retry: { maxRetryAfterMs: 5_000 }, retryAfter: '120' });
     const err = await failure(store.listPets());
     expect(err).toBeInstanceOf(AnimalStoreError);
     expect(err).toMatchObject({ code: 'rate_limited', status: 429, retryAfter: 120, meta: { attempts: 1 } });
@@ -96,14 +68,14 @@ describe('Retry-After', () => {
 
 describe('the attempt count and the time budget', () => {
   test('when every attempt is answered 503, then the client makes maxAttempts and throws the last Error body with their count', async () => {
-    const { proxy, store } = await clientWith([], 'answer-503', { maxAttempts: 3 });
+    const { proxy, store } = await clientWith([], 'answer-503', { retry: { maxAttempts: 3 } });
     const err = await failure(store.listPets());
     expect(err).toMatchObject({ code: 'service_unavailable', status: 503, meta: { attempts: 3 } });
     expect(proxy.seen).toHaveLength(3);
   });
 
   test('when every attempt is answered 429 with Retry-After: 1 and the budget is 2.5 s, then the client stops before it would overrun', async () => {
-    const { proxy, store } = await clientWith([], 'answer-429', { maxAttempts: 10, budgetMs: 2_500 }, '1');
+    const { proxy, store } = await clientWith([], 'answer-429', { retry: { maxAttempts: 10, budgetMs: 2_500 }, retryAfter: '1' });
     const started = Date.now();
     const err = await failure(store.listPets());
     expect(err).toMatchObject({ code: 'rate_limited', meta: { attempts: 3 } });
@@ -112,7 +84,7 @@ describe('the attempt count and the time budget', () => {
   });
 
   test('when every connection is cut, then the client throws network_error with status 0 and the attempt count', async () => {
-    const { proxy, store } = await clientWith([], 'cut-after-answer', { maxAttempts: 4 });
+    const { proxy, store } = await clientWith([], 'cut-after-answer', { retry: { maxAttempts: 4 } });
     const err = await failure(store.listPets());
     expect(err).toMatchObject({ code: 'network_error', status: 0, meta: { attempts: 4 } });
     expect(err.body).toBeUndefined();
@@ -120,7 +92,7 @@ describe('the attempt count and the time budget', () => {
   });
 
   test('when the backoff runs, then each wait stays under its exponential ceiling', async () => {
-    const { proxy, store } = await clientWith([], 'answer-503', { maxAttempts: 6, baseDelayMs: 40, maxDelayMs: 200 });
+    const { proxy, store } = await clientWith([], 'answer-503', { retry: { maxAttempts: 6, baseDelayMs: 40, maxDelayMs: 200 } });
     await failure(store.listPets());
     const ceilings = [40, 80, 160, 200, 200];
     gaps(proxy).forEach((gap, i) => expect(gap).toBeLessThan(ceilings[i]! + 60));
@@ -129,7 +101,7 @@ describe('the attempt count and the time budget', () => {
 
 describe('timeouts and aborts', () => {
   test('when an attempt gets no answer within attemptTimeoutMs, then it is abandoned and the next attempt gets the page', async () => {
-    const { proxy, store } = await clientWith(['stall'], 'forward', { attemptTimeoutMs: 300 });
+    const { proxy, store } = await clientWith(['stall'], 'forward', { retry: { attemptTimeoutMs: 300 } });
     const started = Date.now();
     const page = await store.listPets();
     expect(page.meta.attempts).toBe(2);
@@ -139,12 +111,12 @@ describe('timeouts and aborts', () => {
   });
 
   test('when every attempt times out, then the client throws timeout', async () => {
-    const { store } = await clientWith([], 'stall', { attemptTimeoutMs: 150, maxAttempts: 2 });
+    const { store } = await clientWith([], 'stall', { retry: { attemptTimeoutMs: 150, maxAttempts: 2 } });
     expect(await failure(store.listPets())).toMatchObject({ code: 'timeout', status: 0, meta: { attempts: 2 } });
   });
 
   test('when the caller aborts during a wait between attempts, then the call rejects at once with the abort and tries no more', async () => {
-    const { proxy, store } = await clientWith([], 'answer-429', {}, '10');
+    const { proxy, store } = await clientWith([], 'answer-429', { retryAfter: '10' });
     const started = Date.now();
     const err = await failure(store.listPets({}, { signal: AbortSignal.timeout(200) }));
     expect((err as unknown as Error).name).toBe('TimeoutError');

@@ -1,23 +1,12 @@
 import { mkdtempSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { haveBrowser, launchChromium } from '../../support/browser';
+import { haveBrowser, launchChromium, webAppOrigin } from '../../support/browser';
 import { API_KEY, type Pet, type TestApp, insertPets, listenOnLoopback, startTestApp } from '../../support/harness';
 
 // Browsers as clients, in headless Chromium: the reference page's "Try it out" against the
 // server that serves it, and a web application on another origin calling the API with fetch.
-
-/** A page on an origin of its own (another loopback port), standing for a web application. */
-async function webAppOrigin(): Promise<{ origin: string; server: Server }> {
-  const server = createServer((_req, res) =>
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>web app</title>'),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 (haveBrowser ? describe : describe.skip)('browsers as clients (headless Chromium)', () => {
   let t: TestApp;

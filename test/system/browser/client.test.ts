@@ -1,8 +1,6 @@
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { clientModules, openapiFetchModule } from '../../../scripts/client/esm';
-import { haveBrowser, launchChromium } from '../../support/browser';
+import { haveBrowser, launchChromium, webAppOrigin } from '../../support/browser';
 import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from '../../support/harness';
 
 // The package's client in a browser: a web application on an origin of its own loads
@@ -10,18 +8,12 @@ import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from '../../sup
 // API across origins with fetch alone.
 
 /** A web application that serves the client's modules and a page whose import map finds openapi-fetch. */
-async function webApp(): Promise<{ origin: string; server: Server }> {
-  const files = new Map([...clientModules()].map(([name, code]) => [`/client/${name}`, code]));
-  files.set('/vendor/openapi-fetch.mjs', openapiFetchModule());
+function webApp() {
+  const scripts = new Map([...clientModules()].map(([name, code]) => [`/client/${name}`, code]));
+  scripts.set('/vendor/openapi-fetch.mjs', openapiFetchModule());
   const page = `<!doctype html><title>web app</title>
 <script type="importmap">{"imports":{"openapi-fetch":"/vendor/openapi-fetch.mjs"}}</script>`;
-  const server = createServer((req, res) => {
-    const code = files.get(req.url ?? '');
-    if (code !== undefined) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(code);
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end(page);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  return webAppOrigin(page, scripts);
 }
 
 (haveBrowser ? describe : describe.skip)('the client in a browser (headless Chromium)', () => {
