@@ -40,8 +40,11 @@ export function readPostgresUrl(name: string, text: string, allowed: readonly st
   if (scheme === undefined) return [expected];
   if (scheme !== 'postgres' && scheme !== 'postgresql') return [`${name} must start with postgres:// or postgresql://, got ${scheme}://`];
   const hosts = hostList.split(',');
+  // An empty host (`postgres:///db?host=/var/run/postgresql`, a Unix socket) is one server, never one of several.
   const urls = hosts.map((host) =>
-    host === '' ? undefined : urlOrUndefined(`postgres://${userinfo === undefined ? '' : `${userinfo}@`}${host}${rest}`),
+    host === '' && hosts.length > 1
+      ? undefined
+      : urlOrUndefined(`postgres://${userinfo === undefined ? '' : `${userinfo}@`}${host}${rest}`),
   );
   const [first] = urls;
   if (first === undefined || urls.includes(undefined)) return [expected];

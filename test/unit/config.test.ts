@@ -268,6 +268,7 @@ describe('loadConfig', () => {
     ['postgresql://u:p@db1,db2/app?target_session_attrs=read-write&sslmode=require', true],
     ['postgres://u@db:5432/app?target_session_attrs=primary', true],
     ['postgres://u@db:5432/app', false],
+    ['postgres:///app?host=/var/run/postgresql', false],
   ])('when DATABASE_URL=%j, then it is taken, following the primary: %s', (url, follows) => {
     const config = loadConfig({ DATABASE_URL: url, API_KEYS: KEY });
     expect(config).toMatchObject({ databaseUrl: url, databaseFollowsPrimary: follows });
