@@ -106,8 +106,16 @@ const headerGetter: TextMapGetter<IncomingMessage['headers']> = {
   keys: (headers) => Object.keys(headers),
 };
 
-/** `SELECT pets`, `INSERT pets`, `COMMIT`: the statement's first keyword and the table it names, for the span's name. */
+/**
+ * `SELECT pets`, `INSERT pets`, `COMMIT`: the statement's first keyword and the table it names, for
+ * the span's name; a message of several statements (`SET LOCAL …; COMMIT`) names each: `SET; COMMIT`.
+ */
 export function summaryOf(text: string): string {
+  const statements = text.split(/;\s*(?=[A-Za-z])/);
+  return statements.length > 1 ? statements.map(statementSummary).join('; ') : statementSummary(text);
+}
+
+function statementSummary(text: string): string {
   const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
   const target =
     operation === 'INSERT'

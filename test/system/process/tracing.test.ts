@@ -163,7 +163,7 @@ describe('OpenTelemetry traces', () => {
       within(handler, server);
       within(body, server);
       const statements = spans.filter((s) => s.kind === 'CLIENT' && s.parentSpanId === handler.spanId);
-      expect(statements.map((s) => s.name)).toEqual(['BEGIN', 'INSERT pets', 'COMMIT']);
+      expect(statements.map((s) => s.name)).toEqual(['BEGIN', 'INSERT pets', 'SET; COMMIT']);
       for (const statement of statements) within(statement, handler);
       const insert = one(spans, 'INSERT pets');
       expect(insert.attributes).toEqual({
@@ -277,7 +277,7 @@ describe('OpenTelemetry traces', () => {
           statements: [
             ['BEGIN', true],
             ['INSERT pets', true],
-            ['COMMIT', true],
+            ['SET; COMMIT', true],
           ],
         });
       }
