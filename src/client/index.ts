@@ -98,27 +98,30 @@ export function createAnimalStoreClient(options: ClientOptions): AnimalStoreClie
     },
   });
 
-  /** A page for any query the API gives (a link's query is sent as it is: the server may add to it). */
-  const page = async (query: Record<string, string | number>, signal?: AbortSignal): Promise<Page> => {
+  /**
+   * A page for any query the API gives (a link's query is sent as it is: the server may add to it),
+   * with the next page's link. Only the link's query is read (its limit, status and cursor) and sent to
+   * this client's /pets: a proxy that serves the API under another path prefix does not lead a walk astray.
+   */
+  const page = async (query: Record<string, string | number>, signal?: AbortSignal): Promise<Page & { link?: URL }> => {
     const answer = await api.GET('/pets', { params: { query }, signal });
     const pets = dataOf<Pet[]>(answer);
-    const next = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
-    return { pets, next: next?.searchParams.get('cursor') ?? undefined, meta: metaOf(answer.response, attemptsFor(answer.response)) };
+    const link = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
+    const meta = metaOf(answer.response, attemptsFor(answer.response));
+    return { pets, next: link?.searchParams.get('cursor') ?? undefined, meta, link };
   };
 
   return {
     ...api,
-    listPets: (query = {}, { signal } = {}) => page(query, signal),
+    listPets: async (query = {}, { signal } = {}) => {
+      const { pets, next, meta } = await page(query, signal);
+      return { pets, next, meta };
+    },
     async *walkPets(query = {}, { signal } = {}) {
-      let params: Record<string, string | number> = { ...query };
-      for (;;) {
-        const answer = await api.GET('/pets', { params: { query: params }, signal });
-        yield* dataOf<Pet[]>(answer);
-        // Only the link's query is read (its limit, status and cursor, unchanged) and sent to this client's
-        // /pets: a proxy that serves the API under another path prefix does not lead the walk astray.
-        const next = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
-        if (!next) return;
-        params = Object.fromEntries(next.searchParams);
+      for (let params: Record<string, string | number> | undefined = { ...query }; params;) {
+        const { pets, link } = await page(params, signal);
+        yield* pets;
+        params = link && Object.fromEntries(link.searchParams);
       }
     },
     async getPet(petId, { signal } = {}) {
