@@ -40,6 +40,9 @@ describe('Retry-After', () => {
     const served = await listenOnLoopback(limited.app);
     try {
       const store = createAnimalStoreClient({ baseUrl: `${served.origin}/v1`, apiKey: API_KEY });
+      // The limit counts per second of the clock: both reads start early in the same second, or the
+      // second read would find a fresh window and no 429 to wait out.
+      await new Promise((resolve) => setTimeout(resolve, 1_020 - (Date.now() % 1_000)));
       await store.listPets();
       const started = Date.now();
       const second = await store.listPets();
