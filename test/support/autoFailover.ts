@@ -176,13 +176,23 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
     killNode(n) {
       const service = services.find((s) => s.name === n.name);
       if (!service?.child.pid) throw new Error(`${n.name} is not running`);
-      for (const pid of processTree(service.child.pid).reverse()) {
+      // Frozen first, parents before children, until the tree stops changing: a supervisor killed
+      // after its child could start that child again first (pg_autoctl restarts its PostgreSQL),
+      // leaving the old primary serving. A stopped process forks nothing; then all die at once.
+      const signal = (pid: number, sig: NodeJS.Signals) => {
         try {
-          process.kill(pid, 'SIGKILL');
+          process.kill(pid, sig);
         } catch {
           // Gone already.
         }
-      }
+      };
+      const frozen = new Set<number>();
+      for (let tree = processTree(service.child.pid); tree.some((pid) => !frozen.has(pid)); tree = processTree(service.child.pid))
+        for (const pid of tree.filter((p) => !frozen.has(p))) {
+          signal(pid, 'SIGSTOP');
+          frozen.add(pid);
+        }
+      for (const pid of frozen) signal(pid, 'SIGKILL');
     },
     async stopPostgresImmediately(n) {
       await runAsPostgres(`${BIN}/pg_ctl -D ${path.join(dir, n.name)} -m immediate -w stop`);
