@@ -45,7 +45,8 @@ export const RESOLVE_MS = 5_000;
  * of the old one (replication is synchronous), so it is the one asked.
  *
  * `body` runs the statements and returns the result with the transaction that wrote it (from
- * `writeColumns`), or no transaction when it wrote nothing (a replayed create).
+ * `writeColumns`), or no transaction when it wrote nothing (a replayed create: its lost COMMIT
+ * answer is a 503, as nothing of it is to keep).
  */
 export async function commitWithin<T>(
   sql: Sql,
@@ -89,7 +90,8 @@ export async function commitWithin<T>(
     const { done } = state;
     if (state.phase !== 'committing' || !done || isDefinite(err)) throw asUnavailable(err);
     // The COMMIT was sent and its answer is lost: what became of the transaction is asked of the database.
-    if (done.wrote === undefined) return done.result;
+    // A replay changed nothing, and whether the standby has what it replays is not known: a 503, retried alike.
+    if (done.wrote === undefined) throw new DeadlineExceededError();
     if (await committedAfterAll(sql, done.wrote, err, resolveMs)) return done.result;
     throw new DeadlineExceededError();
   } finally {

@@ -39,6 +39,13 @@ export async function once<T>(
     WHERE client_id = ${clientId} AND key = ${key} AND expires_at > now()`;
   if (earlier) {
     if (earlier.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+    // A replay acknowledges the first create: the record it read must be as durable as a commit.
+    // One that committed here while the server crashed, before the synchronous standby had it, is
+    // visible after the restart yet lost if the standby is promoted. Writing the record again (the
+    // same values) makes this COMMIT wait, as any write's does, for the standby to flush past it,
+    // so past the first create too; while no standby takes it, the replay is a 503, never a 201.
+    // (A transaction id alone would not: a COMMIT that wrote nothing else does not wait.)
+    await tx`UPDATE idempotency_keys SET expires_at = expires_at WHERE client_id = ${clientId} AND key = ${key}`;
     return { result: { value: JSON.parse(earlier.response) as T, replayed: true } };
   }
   const { result, wrote } = await write();

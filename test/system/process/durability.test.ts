@@ -144,4 +144,35 @@ describeWithThrowawayPostgres('durability', () => {
     },
     60_000,
   );
+
+  test('when a keyed create is replayed while no synchronous standby takes its commit, then the replay waits for one and is a 503, and a 201 once one does', async () => {
+    // What a primary restarted after a crash can hold: a create committed before its standby had it.
+    // Replaying it then would acknowledge what a failover to that standby loses.
+    const server = await startServer({ ...ENV, DATABASE_URL: pg.url });
+    const post = () =>
+      call(`${server.baseUrl}/pets`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', 'Idempotency-Key': 'replay-waits-for-standby' },
+        body: JSON.stringify({ name: 'Replayed', categoryId: 1 }),
+      });
+    try {
+      const first = await post();
+      expect(first.status).toBe(201);
+      await pg.psql("ALTER SYSTEM SET synchronous_standby_names = 'absent_standby'");
+      await pg.psql('SELECT pg_reload_conf()');
+      await waitFor(async () => (await pg.psql('SHOW synchronous_standby_names')).trim() === 'absent_standby');
+      const waiting = await post();
+      expect(waiting.status).toBe(503);
+      expect(waiting.body).toMatchObject({ status: 503 });
+      await pg.psql('ALTER SYSTEM RESET synchronous_standby_names');
+      await pg.psql('SELECT pg_reload_conf()');
+      const replay = await post();
+      expect(replay.status).toBe(201);
+      expect(replay.body).toEqual(first.body);
+    } finally {
+      await pg.psql('ALTER SYSTEM RESET synchronous_standby_names');
+      await pg.psql('SELECT pg_reload_conf()');
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
 });
