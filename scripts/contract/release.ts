@@ -4,6 +4,9 @@
  * grouped by level, to spec/CHANGELOG.md. Refuses a version that is already released with
  * other content, and a breaking change without a new major version (or an entry in
  * spec/accepted-changes.yaml); the entries the release consumed are removed from that file.
+ * Beside each released spec, `<version>.sbom.cdx.json`: the bill of materials of the production
+ * dependencies it shipped with (npm run sbom), written when the spec is released, or when a
+ * released version has none yet.
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +15,10 @@ import { acceptedFileFor, checkRelease, releasedDir } from './checks';
 import { removeAccepted } from '../spec-diff/accepted';
 import { changelog } from '../spec-diff/report';
 import { runTool } from '../lib/tool';
+import { writeSbom } from '../supply/sbom';
+
+/** The SBOM kept beside a released spec file. */
+export const sbomFor = (releasedSpec: string) => releasedSpec.replace(/\.yaml$/, '.sbom.cdx.json');
 
 export const changelogPath = path.join(path.dirname(specPath), 'CHANGELOG.md');
 
@@ -26,6 +33,7 @@ async function main(): Promise<number> {
   if (existsSync(target)) {
     if (readFileSync(target, 'utf8') === readFileSync(specPath, 'utf8')) {
       process.stdout.write(`${check.version.text} is already released as ${path.relative(process.cwd(), target)}\n`);
+      if (!existsSync(sbomFor(target))) process.stdout.write(`its bill of materials, written now: ${writeSbom(sbomFor(target))}\n`);
       return 0;
     }
     process.stderr.write(
@@ -35,6 +43,7 @@ async function main(): Promise<number> {
   }
   mkdirSync(releasedDir, { recursive: true });
   copyFileSync(specPath, target);
+  const sbom = writeSbom(sbomFor(target));
   const section = changelog(
     check.changes,
     `${check.version.text} (${today.toISOString().slice(0, 10)})${check.latest ? `, after ${check.latest.text}` : ''}`,
@@ -49,6 +58,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `released ${check.version.text} as ${path.relative(process.cwd(), target)}${check.latest ? ` (after ${check.latest.text})` : ''}; its changes are appended to ${path.relative(process.cwd(), changelogPath)}${check.acceptedUsed?.length ? `; ${check.acceptedUsed.length} entry(ies) of spec/accepted-changes.yaml consumed and removed` : ''}\n`,
   );
+  process.stdout.write(`its bill of materials: ${sbom}\n`);
   return 0;
 }
 

@@ -180,6 +180,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
   const databaseUrl = env.DATABASE_URL;
   const { databaseFollowsPrimary } = databaseUrlOf(databaseUrl, problems);
+  // The embedded PostgreSQL is a development dependency: production (the image) names its server.
+  if (env.NODE_ENV === 'production' && databaseUrl === undefined)
+    problems.push(
+      'DATABASE_URL must be set when NODE_ENV=production: the embedded PostgreSQL (PGlite) is for development and is not installed with --omit=dev',
+    );
   const databaseFailoverTimeoutMs = integerVar(env, 'DATABASE_FAILOVER_TIMEOUT_MS', 30_000, 1_000, 600_000, problems);
 
   const pgliteDataDir = env.PGLITE_DATA_DIR === undefined ? embeddedDataDir : path.resolve(env.PGLITE_DATA_DIR);

@@ -15,8 +15,15 @@ const urlFileOf = (dataDir: string) => `${dataDir}.url`;
  * (`npm run keys`) can reach the database of a running `npm start` (runningEmbeddedUrl).
  */
 export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedPostgres> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  // Development dependencies: a production install (--omit=dev) has none, and names its server.
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+  ]).catch((err: unknown) => {
+    throw new Error('DATABASE_URL is unset and the embedded PostgreSQL (a development dependency) is not installed: set DATABASE_URL', {
+      cause: err,
+    });
+  });
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir);
   // Several connections take turns: the server's queue serves one connection's transaction to its end.

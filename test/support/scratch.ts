@@ -20,6 +20,7 @@ export function scratchProject(): ScratchProject {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-scratch-'));
   for (const entry of [
     'package.json',
+    'package-lock.json',
     'tsconfig.json',
     'eslint.config.mjs',
     '.prettierrc.json',

@@ -23,8 +23,8 @@ export interface ThrowawayPostgres {
   /** SIGSTOP / SIGCONT to the postmaster and every backend: a server that stops answering. */
   freeze(): void;
   thaw(): void;
-  /** Runs SQL through psql (so the test needs no pool of its own across crashes). */
-  psql(sql: string): Promise<string>;
+  /** Runs SQL through psql (so the test needs no pool of its own across crashes), in `database` (postgres). */
+  psql(sql: string, database?: string): Promise<string>;
   destroy(): Promise<void>;
 }
 
@@ -186,7 +186,7 @@ export async function createThrowawayPostgres(options: { replicaOf?: ThrowawayPo
     },
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
-    psql: (sql) => asPostgres([path.join(bin, 'psql'), ...psqlArgs(port, 'postgres', sql)]),
+    psql: (sql, database = 'postgres') => asPostgres([path.join(bin, 'psql'), ...psqlArgs(port, database, sql)]),
     async destroy() {
       signal('SIGCONT');
       if (processes().length) await pgctl('-m', 'immediate', '-w', 'stop').catch(() => signal('SIGKILL'));

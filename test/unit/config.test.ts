@@ -289,6 +289,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...replica, DATABASE_REPLICA_URL: replicas }).databaseReplicaUrl).toBe(replicas);
   });
 
+  test('when NODE_ENV=production and DATABASE_URL is unset, then it is refused: the embedded PostgreSQL is a development dependency', () => {
+    expect(problemsOf({ NODE_ENV: 'production', API_KEYS: KEY })).toEqual([
+      'DATABASE_URL must be set when NODE_ENV=production: the embedded PostgreSQL (PGlite) is for development and is not installed with --omit=dev',
+    ]);
+    expect(loadConfig({ NODE_ENV: 'production', API_KEYS: KEY, DATABASE_URL: 'postgres://u@db:5432/d' }).databaseUrl).toBe(
+      'postgres://u@db:5432/d',
+    );
+    expect(loadConfig({ NODE_ENV: 'development', API_KEYS: KEY }).databaseUrl).toBeUndefined();
+  });
+
   test('when WEB_CONCURRENCY is outside 1 to 64, or above 1 without DATABASE_URL, then it is refused', () => {
     expect(problemsOf({ WEB_CONCURRENCY: '0', API_KEYS: KEY })).toEqual(['WEB_CONCURRENCY must be an integer from 1 to 64, got "0"']);
     expect(problemsOf({ WEB_CONCURRENCY: '2', API_KEYS: KEY })).toEqual([

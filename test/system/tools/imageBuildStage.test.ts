@@ -38,12 +38,12 @@ describe("the Dockerfile's build stage", () => {
         cpSync(path.join(projectRoot, source), target, { recursive: true });
       }
     }
-    // The stage's `npm install` made node_modules (patches applied): this project's, linked.
+    // The stage's `npm ci` made node_modules (patches applied): this project's, linked.
     symlinkSync(path.join(projectRoot, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     const runs = instructions
       .filter((l) => /^RUN /.test(l))
       .map((l) => l.replace(/^RUN\s+/, ''))
-      .filter((command) => !/^npm install\b/.test(command));
+      .filter((command) => !/^npm ci\b/.test(command));
     expect(runs).toContain('npm run build');
     for (const command of runs) {
       const result = spawnSync('sh', ['-c', command], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
