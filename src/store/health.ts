@@ -23,12 +23,17 @@ export function createHealthCheck(
       const pending = pendingReason();
       // A reason code, never the database's own words (they are in the log): /readyz needs no key.
       if (pending !== undefined) throw new NotReadyError(`Not ready: ${pending}`);
+      let row: { version: number; readOnly: boolean };
       try {
-        const row = onlyRow(
-          await withDeadline(sql<{ version: number }[]>`SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations`, deadline),
+        row = onlyRow(
+          await withDeadline(
+            sql<{ version: number; readOnly: boolean }[]>`
+              SELECT coalesce(max(version), 0)::int AS version, current_setting('transaction_read_only') = 'on' AS "readOnly"
+              FROM schema_migrations`,
+            deadline,
+          ),
           'max(version)',
         );
-        return { applied: row.version, known };
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.
         if ((err as { code?: string }).code === '42P01') return { applied: 0, known };
@@ -36,6 +41,11 @@ export function createHealthCheck(
           throw new NotReadyError('Not ready: database_failover (no server of DATABASE_URL takes writes now)', { cause: err });
         throw err;
       }
+      // A server promoted but not yet taking writes (pg_auto_failover holds a new primary read-only
+      // until the old one is demoted): reads work there, creates do not.
+      if (followsPrimary && row.readOnly)
+        throw new NotReadyError('Not ready: database_failover (the primary of DATABASE_URL does not take writes yet)');
+      return { applied: row.version, known };
     },
   };
 }

@@ -48,3 +48,40 @@ export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_
     });
   });
 }
+
+/**
+ * A create whose body is still arriving: its head and the body's first 10 bytes are sent once
+ * connected, the rest by `finish()`, which resolves with the answer's status line and parsed body
+ * once the whole answer is in (or the server closed the connection). For what a server does with
+ * a request in flight when it is told to stop.
+ */
+export async function createInFlight(port: number, key: string, pet: object) {
+  const body = JSON.stringify(pet);
+  const socket = createConnection({ host: '127.0.0.1', port });
+  let text = '';
+  const complete = new Promise<void>((resolve) => {
+    const check = () => {
+      const at = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, at))?.[1];
+      if (at !== -1 && length !== undefined && Buffer.byteLength(text.slice(at + 4)) >= Number(length)) resolve();
+    };
+    socket.on('data', (c: Buffer) => {
+      text += c.toString();
+      check();
+    });
+    socket.on('close', () => resolve());
+  });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+  );
+  return {
+    async finish(): Promise<{ statusLine: string; body: unknown }> {
+      socket.write(body.slice(10));
+      await complete;
+      socket.destroy();
+      const at = text.indexOf('\r\n\r\n');
+      return { statusLine: text.slice(0, text.indexOf('\r\n')), body: at === -1 ? undefined : JSON.parse(text.slice(at + 4)) };
+    },
+  };
+}

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../../scripts/lib/processes';
 import { productionSbom } from '../../../scripts/supply/sbom';
 import { migrationsDir, projectRoot } from '../../../src/paths';
 import { describeWithDocker, docker, healthOf, imageNodeVersion, runCommand } from '../../support/docker';
+import { createInFlight } from '../../support/rawHttp';
 import { type ThrowawayPostgres, createThrowawayPostgres } from '../../support/throwawayPostgres';
 
 /*
@@ -57,6 +57,19 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
     await docker(['run', '-d', '--name', name, '--network', 'host', ...vars, ...extra, TAG]);
     return { name, origin: `http://127.0.0.1:${port}` };
   }
+  const untilReady = async (name: string, origin: string) => {
+    for (
+      let i = 0;
+      (await fetch(`${origin}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200;
+      i++
+    ) {
+      if (i > 120) throw new Error(`not ready:\n${await docker(['logs', name])}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   const databaseUrl = (db: string) => `postgres://postgres@127.0.0.1:${pg.port}/${db}`;
   const exitOf = async (name: string) =>
     JSON.parse(await docker(['inspect', '--format', '{{json .State}}', name])) as { ExitCode: number; Running: boolean };
@@ -92,15 +105,7 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
   test('when run against PostgreSQL, then as a non-root user it applies the migrations, answers its probes and a keyed listPets, and turns healthy', async () => {
     await pg.psql('CREATE DATABASE image_run');
     const { name, origin } = await start({ DATABASE_URL: databaseUrl('image_run') });
-    let ready = 0;
-    for (let i = 0; ready !== 200; i++) {
-      if (i > 120) throw new Error(`not ready:\n${await docker(['logs', name])}`);
-      await new Promise((r) => setTimeout(r, 250));
-      ready = await fetch(`${origin}/readyz`).then(
-        (r) => r.status,
-        () => 0,
-      );
-    }
+    await untilReady(name, origin);
     expect(await docker(['exec', name, 'id', '-u'])).toBe('1000');
     expect(await docker(['inspect', '--format', '{{.Config.User}}', name])).toBe('node');
     const known = readdirSync(migrationsDir).filter((f) => f.endsWith('.sql')).length;
@@ -136,40 +141,24 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
   test('when docker stop arrives, then a create in flight is answered 201, new connections are refused, and it exits 0 within its grace period', async () => {
     await pg.psql('CREATE DATABASE image_stop');
     const { name, origin } = await start({ DATABASE_URL: databaseUrl('image_stop') });
-    for (
-      let i = 0;
-      (await fetch(`${origin}/readyz`).then(
-        (r) => r.status,
-        () => 0,
-      )) !== 200;
-      i++
-    ) {
-      if (i > 120) throw new Error(`not ready:\n${await docker(['logs', name])}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const body = JSON.stringify({ name: 'In flight', categoryId: 1 });
-    const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(origin).port) });
-    let text = '';
-    socket.on('data', (c: Buffer) => (text += c.toString()));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(
-      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-    );
+    await untilReady(name, origin);
+    // A create whose body is still arriving when the signal comes.
+    const create = await createInFlight(Number(new URL(origin).port), KEY, { name: 'In flight', categoryId: 1 });
     await new Promise((r) => setTimeout(r, 300));
     const signalled = Date.now();
     const stopping = docker(['stop', '--time', '10', name]);
     await new Promise((r) => setTimeout(r, 500));
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
-    socket.write(body.slice(10));
+    const answer = create.finish();
     await stopping;
     const tookMs = Date.now() - signalled;
-    expect(text).toMatch(/^HTTP\/1\.1 201 Created/);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'In flight', categoryId: 1, status: 'available' });
+    const { statusLine, body } = await answer;
+    expect(statusLine).toBe('HTTP/1.1 201 Created');
+    expect(body).toMatchObject({ name: 'In flight', categoryId: 1, status: 'available' });
     expect((await pg.psql("SELECT count(*) FROM pets WHERE name = 'In flight'", 'image_stop')).trim()).toBe('1');
     expect((await exitOf(name)).ExitCode).toBe(0);
     expect(tookMs).toBeLessThan(8_000);
     expect(await runCommand(['docker', 'logs', name]).then((r) => r.stdout + r.stderr)).toContain('SIGTERM: stopping');
-    socket.destroy();
   }, 90_000);
 });
 

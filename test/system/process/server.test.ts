@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSpec } from '../../../src/contract/spec';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { reap, reapAll, spawnServer, startServer, stop } from '../../support/processes';
+import { createInFlight } from '../../support/rawHttp';
 
 afterAll(reapAll);
 
@@ -52,33 +52,21 @@ describe('the server process (npm start)', () => {
   test('when SIGTERM arrives, then a request in flight finishes, new connections are refused, and it exits 0 well within 10 s', async () => {
     const key = 'drain-key-0123456789abcdef';
     const server = await startServer({ ...dbEnv(), API_KEYS: key });
-    const body = JSON.stringify({ name: 'In flight', categoryId: 1 });
     // A create whose body is still arriving when the signal comes.
-    const socket = createConnection({ host: '127.0.0.1', port: Number(new URL(server.baseUrl).port) });
-    let text = '';
-    socket.on('data', (c: Buffer) => (text += c.toString()));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(
-      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-    );
+    const create = await createInFlight(Number(new URL(server.baseUrl).port), key, { name: 'In flight', categoryId: 1 });
     await new Promise((r) => setTimeout(r, 300));
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     await expect(fetch(`${server.baseUrl}/pets`)).rejects.toThrow();
-    socket.write(body.slice(10));
+    const answer = create.finish();
     const code = await server.exit;
     const tookMs = Date.now() - signalled;
-    expect(text).toMatch(/^HTTP\/1\.1 201 Created/);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
-      id: expect.any(Number),
-      name: 'In flight',
-      categoryId: 1,
-      status: 'available',
-    });
+    const { statusLine, body } = await answer;
+    expect(statusLine).toBe('HTTP/1.1 201 Created');
+    expect(body).toEqual({ id: expect.any(Number), name: 'In flight', categoryId: 1, status: 'available' });
     expect(code).toBe(0);
     expect(tookMs).toBeLessThan(5_000);
-    socket.destroy();
   }, 60_000);
 
   test('when npm start runs, then it builds, serves, and passes SIGTERM on to the server, which exits 0 and stops listening', async () => {
