@@ -5,8 +5,7 @@
  * other content, and a breaking change without a new major version (or an entry in
  * spec/accepted-changes.yaml); the entries the release consumed are removed from that file.
  * Beside each released spec, `<version>.sbom.cdx.json`: the bill of materials of the production
- * dependencies it shipped with (npm run sbom), written when the spec is released, or when a
- * released version has none yet.
+ * dependencies it shipped with (npm run sbom), written when the spec is released.
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,7 +32,6 @@ async function main(): Promise<number> {
   if (existsSync(target)) {
     if (readFileSync(target, 'utf8') === readFileSync(specPath, 'utf8')) {
       process.stdout.write(`${check.version.text} is already released as ${path.relative(process.cwd(), target)}\n`);
-      if (!existsSync(sbomFor(target))) process.stdout.write(`its bill of materials, written now: ${writeSbom(sbomFor(target))}\n`);
       return 0;
     }
     process.stderr.write(

@@ -23,6 +23,9 @@ export interface Sbom {
   components: SbomComponent[];
 }
 
+/** The package a lock file's `packages` key installs: `node_modules/a/node_modules/@s/b` → `@s/b`. */
+export const lockedPackageName = (where: string) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+
 /** name@version of every package the lock file installs without --omit=dev's leaving it out. */
 function productionPackages(root: string): Set<string> {
   const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
@@ -30,7 +33,7 @@ function productionPackages(root: string): Set<string> {
   };
   const kept = new Set<string>();
   for (const [where, p] of Object.entries(lock.packages))
-    if (where !== '' && !p.dev && !p.devOptional) kept.add(`${where.slice(where.lastIndexOf('node_modules/') + 13)}@${p.version}`);
+    if (where !== '' && !p.dev && !p.devOptional) kept.add(`${lockedPackageName(where)}@${p.version}`);
   return kept;
 }
 

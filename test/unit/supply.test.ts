@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { type AuditJson, judge, listedExceptions } from '../../scripts/supply/audit';
+import { lockedPackageName } from '../../scripts/supply/sbom';
 import { projectRoot } from '../../src/paths';
 import { dockerfile, imageNodeVersion } from '../support/docker';
 
@@ -16,7 +17,7 @@ const major = imageNodeVersion.split('.')[0]!;
 describe('install scripts', () => {
   const withScripts = Object.entries(lock.packages)
     .filter(([where, p]) => where !== '' && p.hasInstallScript)
-    .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    .map(([where]) => lockedPackageName(where));
 
   test("when the lock file's packages with install scripts are listed, then allowScripts names exactly those, and telemetry is denied", () => {
     expect(withScripts.length).toBeGreaterThan(0);
