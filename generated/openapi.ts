@@ -61,14 +61,19 @@ export interface paths {
         /**
          * List animals
          * @description Returns at most `limit` animals in ascending `id` order, optionally only
-         *     those with the given `status`. When more animals follow, the response
-         *     carries `Link: <…>; rel="next"`: the next page, with the same `limit` and
-         *     `status` and a `cursor`. The last page carries no `rel="next"`.
+         *     those with the given `status`, or in the given `categoryId`, or both.
+         *     When more animals follow, the response carries `Link: <…>; rel="next"`:
+         *     the next page, with the same `limit`, `status` and `categoryId` and a
+         *     `cursor`. The last page carries no `rel="next"`.
          *     Following the links from the first page returns every animal once, in
-         *     `id` order, with or without a `status` filter; animals added or removed
+         *     `id` order, with or without filters; animals added or removed
          *     during the walk never make an earlier animal appear twice or one that
          *     existed throughout go missing. A page deep in the catalogue costs what
-         *     the first page costs.
+         *     the first page costs, filtered or not.
+         *
+         *     Each page carries a strong `ETag`; send it back in `If-None-Match` to be
+         *     answered 304 (no body, not counted against the rate limit) while the
+         *     page is unchanged.
          *
          *     Needs a key with the scope `pets:read`.
          */
@@ -101,9 +106,13 @@ export interface paths {
          * @description Returns one animal.
          *
          *     **Deprecated**: this operation is to be removed on 5 December 2030. Use
-         *     `GET /pets` with the `status` filter instead. Every response of this
+         *     `GET /pets` with the `status` and `categoryId` filters instead. Every response of this
          *     operation carries the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and
-         *     `Link` (`rel="successor-version"`) headers.
+         *     `Link` headers: `rel="successor-version"` (the operation to use instead)
+         *     and `rel="deprecation"` (RFC 9745 §3: this page, on the service's reference).
+         *
+         *     The animal carries a strong `ETag`; send it back in `If-None-Match` to be
+         *     answered 304 (no body, not counted against the rate limit) while it is unchanged.
          *
          *     Needs a key with the scope `pets:read`.
          */
@@ -189,14 +198,49 @@ export interface components {
              * @description The HTTP status code of the response.
              */
             status: number;
+            /**
+             * @description On every 400 (since 1.1.0): each failing field, in the order they were found. Absent
+             *     on other statuses. `code`, `message` and `status` say what they always said.
+             */
+            errors?: components["schemas"]["FieldError"][];
+        };
+        /** @description One field of a request that failed, and why. */
+        FieldError: {
+            /**
+             * @description Where the field is: a `query` or `path` parameter, a `header`, the `body`, or
+             *     the `request` as a whole (malformed HTTP).
+             * @enum {string}
+             */
+            in: "query" | "path" | "header" | "body" | "request";
+            /** @description The parameter's or the header's name, when `in` is `query`, `path` or `header`. */
+            name?: string;
+            /**
+             * @description When `in` is `body`: a JSON Pointer (RFC 6901) to the failing value; `""` is the
+             *     body as a whole.
+             */
+            pointer?: string;
+            /**
+             * @description The rule that failed: a JSON Schema keyword of the contract (`required`, `type`,
+             *     `minimum`, `maximum`, `minLength`, `maxLength`, `pattern`, `enum`, `format`,
+             *     `additionalProperties`, …), or one of the service's own rules: `decimalInteger`
+             *     (an integer parameter written otherwise than in decimal digits), `exactInteger` (a
+             *     number JSON would change), `json` (not JSON), `utf8`, `unicode` (an unpaired
+             *     surrogate), `maxDepth`, `complete` (a body cut short), `cursor` (a cursor this
+             *     service did not issue), `cursorFilter` (one issued for another filter),
+             *     `percentEncoding`, `host` and `http` (malformed HTTP).
+             */
+            rule: string;
+            /** @description A sentence saying what is wrong with this field. */
+            detail: string;
         };
     };
     responses: {
         /**
          * @description The request is invalid: a query or path parameter, or the body (missing,
          *     malformed JSON, not an object, missing required fields, invalid values,
-         *     integers that cannot be represented exactly). The message names the field
-         *     and the rule.
+         *     integers that cannot be represented exactly), or the request itself (malformed
+         *     HTTP, the `Host` header). The message names the field and the rule; `errors`
+         *     lists them one by one.
          */
         BadRequest: {
             headers: {
@@ -211,7 +255,15 @@ export interface components {
                  * @example {
                  *       "code": "validation_failed",
                  *       "message": "body property 'categoryId' is required",
-                 *       "status": 400
+                 *       "status": 400,
+                 *       "errors": [
+                 *         {
+                 *           "in": "body",
+                 *           "pointer": "/categoryId",
+                 *           "rule": "required",
+                 *           "detail": "body property 'categoryId' is required"
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -484,6 +536,14 @@ export interface components {
          * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
          */
         IdempotencyKey: string;
+        /**
+         * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
+         *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
+         *     representation, the answer is 304 with no body. A value that is no list of entity tags
+         *     is ignored (the full answer is given).
+         * @example "hUX2t0ayWZr8v3kcLdKk9A"
+         */
+        IfNoneMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -516,10 +576,24 @@ export interface components {
          */
         Sunset: string;
         /**
-         * @description The replacement operation, `rel="successor-version"`.
-         * @example </v1/pets>; rel="successor-version"
+         * @description The replacement operation, `rel="successor-version"`, and from 1.1.0 the operation's
+         *     page on the service's reference (`/docs/`), which says how to migrate,
+         *     `rel="deprecation"` (RFC 9745 §3).
+         * @example </v1/pets>; rel="successor-version", </docs/#/animals/getPet>; rel="deprecation"
          */
         Link: string;
+        /**
+         * @description A strong entity tag (RFC 9110 §8.8.3) of this representation: the body and, on a
+         *     page, its `Link`. Send it back in `If-None-Match` to be answered 304 while it holds.
+         * @example "hUX2t0ayWZr8v3kcLdKk9A"
+         */
+        ETag: string;
+        /**
+         * @description `private, no-cache`: a browser or a client may keep the answer, but must revalidate it
+         *     (`If-None-Match`) before each use; no shared cache may keep it.
+         * @example private, no-cache
+         */
+        "Cache-Control": "private, no-cache";
         /**
          * @description RFC 8288: the next page of this list, `rel="next"`, with the same `limit` and
          *     `status` and the `cursor` where it starts, as a path from the root of the
@@ -637,16 +711,31 @@ export interface operations {
                 /** @description Only animals with this availability status. An unknown value is refused with 400. */
                 status?: components["schemas"]["PetStatus"];
                 /**
+                 * @description Only animals of this category (their `categoryId`); combinable with `status`.
+                 *     A decimal integer within ±(2^53−1); anything else is refused with 400.
+                 * @example 1
+                 */
+                categoryId?: number;
+                /**
                  * @description Where the page starts: just after the last animal of the previous page.
                  *     Opaque: take it from the previous page's `Link` header (`rel="next"`),
                  *     never build or change one. The service signs each cursor and binds it to
-                 *     the `status` of its walk: a cursor that was altered, truncated, invented
-                 *     or made for another `status` is refused with 400. `limit` may change
-                 *     from one page to the next. Absent: the first page.
+                 *     the `status` and `categoryId` of its walk: a cursor that was altered,
+                 *     truncated, invented or made for another filter is refused with 400.
+                 *     `limit` may change from one page to the next. Absent: the first page.
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
+                 *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
+                 *     representation, the answer is 304 with no body. A value that is no list of entity tags
+                 *     is ignored (the full answer is given).
+                 * @example "hUX2t0ayWZr8v3kcLdKk9A"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -655,6 +744,8 @@ export interface operations {
             /** @description The animals, in ascending `id` order; `Link` names the next page when there is one. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Link: components["headers"]["NextPageLink"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -681,6 +772,23 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Pets"];
                 };
+            };
+            /**
+             * @description The page is unchanged since the `ETag` sent in `If-None-Match`: no body. Not
+             *     counted against the rate limit: `RateLimit` says what was left before this request.
+             */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["NextPageLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -805,7 +913,16 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
+                 *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
+                 *     representation, the answer is 304 with no body. A value that is no list of entity tags
+                 *     is ignored (the full answer is given).
+                 * @example "hUX2t0ayWZr8v3kcLdKk9A"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The animal's identifier, a positive decimal integer. */
                 petId: number;
@@ -817,6 +934,8 @@ export interface operations {
             /** @description The animal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -838,6 +957,25 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
+            /**
+             * @description The animal is unchanged since the `ETag` sent in `If-None-Match`: no body. Not
+             *     counted against the rate limit: `RateLimit` says what was left before this request.
+             */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The `petId` is not a positive integer. */
             400: {
                 headers: {
@@ -854,8 +992,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "validation_failed",
-                     *       "message": "path parameter 'petId' must be a decimal integer",
-                     *       "status": 400
+                     *       "message": "path parameter 'petId' must be a decimal integer (digits only)",
+                     *       "status": 400,
+                     *       "errors": [
+                     *         {
+                     *           "in": "path",
+                     *           "name": "petId",
+                     *           "rule": "decimalInteger",
+                     *           "detail": "path parameter 'petId' must be a decimal integer (digits only)"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1067,5 +1213,7 @@ export const petStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["s
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
+export const fieldErrorInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FieldError"]["in"]> = ["query", "path", "header", "body", "request"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
+export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["private, no-cache"];
 export const componentsHeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Accept-Encoding"]> = ["identity"];

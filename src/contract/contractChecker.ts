@@ -11,6 +11,8 @@ export interface ReceivedResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** The body as text, where the client kept it (supertest does). */
+  text?: string;
 }
 
 /**
@@ -52,7 +54,10 @@ export class ContractChecker {
     };
     const isHead = method.toUpperCase() === 'HEAD';
     const path = url.split('?')[0];
-    if (!isHead && res.status !== 204) {
+    // 204 and 304 have no body (RFC 9110 §15.3.5, §15.4.5): nothing to type or validate.
+    const bodiless = isHead || res.status === 204 || res.status === 304;
+    if (bodiless && !isHead && res.text !== undefined && res.text !== '') fail(`a ${res.status} has a body`);
+    if (!bodiless) {
       if (!/^application\/json(;|$)/.test(String(res.headers['content-type'])))
         fail(`Content-Type is ${String(res.headers['content-type'])}, not application/json`);
     }
@@ -72,7 +77,7 @@ export class ContractChecker {
       res.status,
     );
     if (!response) return fail(`status ${res.status} is not documented for ${operation.operationId}`);
-    if (!isHead) {
+    if (!bodiless) {
       const body = this.api.validator.validateResponse(res.body, operation, res.status);
       if (body.errors) fail(`the body does not match the ${operation.operationId} ${res.status} schema`, body.errors);
     }

@@ -34,6 +34,8 @@ export interface OperationFacts {
   requestBodyType: BodyType | undefined;
   /** RFC 9745 / RFC 8594 headers for a deprecated operation; empty otherwise. */
   deprecationHeaders: Record<string, string>;
+  /** A GET whose responses document 304: its 200s carry an ETag, and `If-None-Match` is answered (RFC 9110 §13.1.2). */
+  conditional: boolean;
   /**
    * The scopes a key needs, one list per requirement of the operation's security that names
    * the bearer scheme (its role names, OpenAPI 3.1): a key may call the operation when it holds
@@ -147,6 +149,10 @@ function deprecationHeaders(op: OpenAPIV3.OperationObject, all: Map<string, Oper
     if (!successor) throw new Error(`${name}: x-successor names no operation: ${JSON.stringify(successorId)}`);
     headers.Link = `<${successor.fullPath}>; rel="successor-version"`;
   }
+  // RFC 9745 §3: where the deprecation is explained. The operation's entry on the service's reference
+  // page (/docs/, Swagger UI's deep link #/<tag>/<operationId>), whose description says how to migrate.
+  const explained = `</docs/#/${encodeURIComponent(op.tags?.[0] ?? 'default')}/${encodeURIComponent(name)}>; rel="deprecation"`;
+  headers.Link = headers.Link === undefined ? explained : `${headers.Link}, ${explained}`;
   return headers;
 }
 
@@ -218,6 +224,7 @@ export async function loadSpec(file = specPath): Promise<Spec> {
         requestMediaTypes: body ? Object.keys(body.content) : [],
         requestBodyType: bodyTypeOf(document, body, `${method.toUpperCase()} ${path}`),
         deprecationHeaders: {},
+        conditional: method === 'get' && op.responses?.['304'] !== undefined,
         scopes: keyless(document, op) ? [] : scopesOf(document, op),
       };
       operations.set(op.operationId, facts);

@@ -1,6 +1,7 @@
 import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { FieldError } from './errorBody';
 import type { OperationFacts } from './spec';
 
 const anything = () => true;
@@ -23,7 +24,12 @@ export function customizeAjv(ajv: Ajv): Ajv {
   return ajv;
 }
 
-const SUBJECT: Record<string, string> = { query: 'query parameter', path: 'path parameter', requestBody: 'body property' };
+const SUBJECT: Record<string, string> = {
+  query: 'query parameter',
+  path: 'path parameter',
+  requestBody: 'body property',
+  header: 'header',
+};
 
 /** `/query/limit` → "query parameter 'limit'", `/requestBody/name` → "body property 'name'". */
 function subjectOf(instancePath: string, child?: string): string {
@@ -57,6 +63,46 @@ function describe(e: ErrorObject): string {
 /** One message naming every field and rule that failed, in the order ajv found them. */
 export function describeErrors(errors: readonly ErrorObject[]): string {
   return [...new Set(errors.map(describe))].join('; ');
+}
+
+const PLACE: Record<string, FieldError['in']> = { query: 'query', path: 'path', header: 'header', headers: 'header', requestBody: 'body' };
+/** RFC 6901: a reference token, `~` and `/` escaped. */
+const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Where an ajv error is: a parameter's or header's name, or a JSON Pointer into the body (ajv's
+ * instancePath is one). A header is named as the spec writes it (`headerNames`), not as Node lower-cases it.
+ */
+function placeOf(e: ErrorObject, headerNames: readonly string[]): Pick<FieldError, 'in' | 'name' | 'pointer'> {
+  const p = e.params as Record<string, unknown>;
+  const child = e.keyword === 'required' ? p.missingProperty : e.keyword === 'additionalProperties' ? p.additionalProperty : undefined;
+  const [, location = '', ...rest] = e.instancePath.split('/');
+  // A required body that is missing: the body as a whole.
+  if (location === '' && child === 'requestBody') return { in: 'body', pointer: '' };
+  const place = PLACE[location] ?? 'request';
+  if (place === 'body')
+    return { in: place, pointer: [...rest, ...(child === undefined ? [] : [token(String(child))])].map((t) => `/${t}`).join('') };
+  const name = rest.length > 0 ? rest[0]?.replace(/~1/g, '/').replace(/~0/g, '~') : child === undefined ? undefined : String(child);
+  if (name === undefined) return { in: place };
+  return { in: place, name: place === 'header' ? (headerNames.find((h) => h.toLowerCase() === name.toLowerCase()) ?? name) : name };
+}
+
+/** Each field that failed, as Error.errors lists them: where, the rule (ajv's keyword), and the sentence the message has for it. */
+export function fieldErrorsOf(errors: readonly ErrorObject[], headerNames: readonly string[] = []): FieldError[] {
+  const seen = new Set<string>();
+  const fields: FieldError[] = [];
+  for (const e of errors) {
+    const field: FieldError = {
+      ...placeOf(e, headerNames),
+      rule: e.keyword.replace(/[^A-Za-z0-9]/g, '') || 'invalid',
+      detail: describe(e),
+    };
+    const key = `${field.in} ${field.name ?? field.pointer} ${field.rule} ${field.detail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fields.push(field);
+  }
+  return fields;
 }
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;

@@ -16,14 +16,19 @@ export async function listPage(
   // A cursor this filter did not issue throws InvalidCursorError: a 400, mapped with the other domain errors.
   const page = await pets.list(filter, deadline);
   if (page.next === undefined) return { status: 200, body: page.pets };
-  const { limit, status } = filter;
-  const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: page.next });
+  const { limit, status, categoryId } = filter;
+  const next = new URLSearchParams({
+    limit: String(limit),
+    ...(status && { status }),
+    ...(categoryId !== undefined && { categoryId: String(categoryId) }),
+    cursor: page.next,
+  });
   return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next.toString()}>; rel="next"` } };
 }
 
 export const listPets: OperationHandler<'listPets'> = async ({ query, requestPath, deadline }, { pets }) => {
-  const { limit, status, cursor } = query;
+  const { limit, status, categoryId, cursor } = query;
   // The spec's default (20) is filled in by validation (ajv useDefaults) before the handler runs.
   if (limit === undefined) throw new Error('listPets: the default of limit was not applied');
-  return listPage(pets, { limit, status, cursor }, requestPath, deadline);
+  return listPage(pets, { limit, status, categoryId, cursor }, requestPath, deadline);
 };

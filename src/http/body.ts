@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import type { BodyType } from '../contract/spec';
-import { HttpError } from './errors';
+import { HttpError, invalidField } from './errors';
 import { BODY_LIMIT_BYTES, hasBody } from './connection';
 
 export { BODY_LIMIT_BYTES };
@@ -37,7 +37,8 @@ function readBytes(req: IncomingMessage): Promise<Buffer> {
       chunks.push(chunk);
     };
     const onEnd = () => finish();
-    const onAborted = () => finish(new HttpError(400, 'validation_failed', 'The request body was incomplete'));
+    const onAborted = () =>
+      finish(invalidField('validation_failed', { in: 'body', pointer: '', rule: 'complete', detail: 'The request body was incomplete' }));
     req.on('data', onData).on('end', onEnd).on('aborted', onAborted).on('error', onAborted);
   });
 }
@@ -88,7 +89,7 @@ export async function readJsonBody(req: Request, mediaTypes: readonly string[]):
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new HttpError(400, 'malformed_json', 'The request body is not valid UTF-8');
+    throw invalidField('malformed_json', { in: 'body', pointer: '', rule: 'utf8', detail: 'The request body is not valid UTF-8' });
   }
   return { bytes, value: text.trim() === '' ? undefined : parseJsonExactly(text) };
 }
@@ -106,7 +107,12 @@ const withArticle = (type: string) => (type === 'null' ? 'null' : /^[aeiou]/.tes
 export function requireBodyType(value: unknown, expected: BodyType): void {
   const actual = jsonTypeOf(value);
   if (actual === expected.type || (actual === 'null' && expected.nullable)) return;
-  throw new HttpError(400, 'validation_failed', `request body must be ${withArticle(expected.type)}, got ${withArticle(actual)}`);
+  throw invalidField('validation_failed', {
+    in: 'body',
+    pointer: '',
+    rule: 'type',
+    detail: `request body must be ${withArticle(expected.type)}, got ${withArticle(actual)}`,
+  });
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -144,15 +150,21 @@ function changesWhenParsed(token: string): boolean {
   return exact === undefined || exact !== BigInt(n);
 }
 
+/** RFC 6901: a reference token, `~` and `/` escaped. */
+export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Where the scan stands inside one object or array: the key of the value being read, or its index. */
+type Level = { key: string | undefined } | { index: number };
+
 /**
  * One pass over valid JSON text, outside its strings: the first number token JSON.parse would
- * change (with the object key it is the value of, when there is one), or that the text nests
- * deeper than BODY_MAX_DEPTH.
+ * change (with the object key it is the value of, when there is one, and its JSON Pointer), or
+ * that the text nests deeper than BODY_MAX_DEPTH.
  */
-function scanJson(text: string): { token: string; key?: string; position: number } | 'too deep' | undefined {
+function scanJson(text: string): { token: string; key?: string; pointer: string; position: number } | 'too deep' | undefined {
   let lastString: string | undefined;
-  let key: string | undefined;
-  let depth = 0;
+  const levels: Level[] = [];
+  const top = () => levels[levels.length - 1];
   for (let i = 0; i < text.length; i++) {
     const c = text.charAt(i);
     if (c === '"') {
@@ -160,32 +172,39 @@ function scanJson(text: string): { token: string; key?: string; position: number
       for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
       lastString = text.slice(start, i + 1);
     } else if (c === ':') {
-      key = lastString === undefined ? undefined : (JSON.parse(lastString) as string);
+      const level = top();
+      if (level && 'key' in level) level.key = lastString === undefined ? undefined : (JSON.parse(lastString) as string);
     } else if (c === '-' || (c >= '0' && c <= '9')) {
       NUMBER.lastIndex = i;
       const token = NUMBER.exec(text)?.[0] ?? c;
-      if (changesWhenParsed(token)) return { token, key, position: i };
+      if (changesWhenParsed(token)) {
+        const level = top();
+        const pointer = levels.map((l) => `/${'key' in l ? pointerToken(l.key ?? '') : l.index}`).join('');
+        return { token, key: level && 'key' in level ? level.key : undefined, pointer, position: i };
+      }
       i += token.length - 1;
-      key = undefined;
     } else if (c === '[' || c === '{') {
-      if (++depth > BODY_MAX_DEPTH) return 'too deep';
-      key = undefined;
+      if (levels.length + 1 > BODY_MAX_DEPTH) return 'too deep';
+      levels.push(c === '[' ? { index: 0 } : { key: undefined });
     } else if (c === ']' || c === '}') {
-      depth--;
+      levels.pop();
     } else if (c === ',') {
-      key = undefined;
+      const level = top();
+      if (level && 'index' in level) level.index += 1;
+      else if (level) level.key = undefined;
     }
   }
   return undefined;
 }
 
-function findLoneSurrogate(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+/** The first string (value or key) holding an unpaired surrogate: its path as keys, and its JSON Pointer. */
+function findLoneSurrogate(value: unknown, keys: string[], pointer: string): { keys: string[]; pointer: string } | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? { keys, pointer } : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [k, v] of Object.entries(value)) {
-    const at = `${path}/${k}`;
+    const at = { keys: [...keys, k], pointer: `${pointer}/${pointerToken(k)}` };
     if (LONE_SURROGATE.test(k)) return at;
-    const found = findLoneSurrogate(v, at);
+    const found = findLoneSurrogate(v, at.keys, at.pointer);
     if (found) return found;
   }
   return undefined;
@@ -197,24 +216,40 @@ export function parseJsonExactly(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new HttpError(400, 'malformed_json', `The request body is not valid JSON: ${(err as Error).message}`);
+    throw invalidField('malformed_json', {
+      in: 'body',
+      pointer: '',
+      rule: 'json',
+      detail: `The request body is not valid JSON: ${(err as Error).message}`,
+    });
   }
   // Only valid JSON reaches the scanner, so its strings are well terminated.
   const inexact = scanJson(text);
   if (inexact === 'too deep')
-    throw new HttpError(400, 'validation_failed', `The request body nests objects and arrays more than ${BODY_MAX_DEPTH} levels deep`);
+    throw invalidField('validation_failed', {
+      in: 'body',
+      pointer: '',
+      rule: 'maxDepth',
+      detail: `The request body nests objects and arrays more than ${BODY_MAX_DEPTH} levels deep`,
+    });
   if (inexact) {
     const where = inexact.key === undefined ? `at position ${inexact.position}` : `in property '${inexact.key}'`;
-    throw new HttpError(
-      400,
-      'validation_failed',
-      `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`,
-    );
+    throw invalidField('validation_failed', {
+      in: 'body',
+      pointer: inexact.pointer,
+      rule: 'exactInteger',
+      detail: `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`,
+    });
   }
-  const surrogateAt = findLoneSurrogate(value, '');
+  const surrogateAt = findLoneSurrogate(value, [], '');
   if (surrogateAt !== undefined) {
-    const where = surrogateAt === '' ? 'The request body' : `Body property '${surrogateAt.slice(1).replace(/\//g, '.')}'`;
-    throw new HttpError(400, 'validation_failed', `${where} contains an unpaired UTF-16 surrogate, which is not valid Unicode text`);
+    const where = surrogateAt.keys.length === 0 ? 'The request body' : `Body property '${surrogateAt.keys.join('.')}'`;
+    throw invalidField('validation_failed', {
+      in: 'body',
+      pointer: surrogateAt.pointer,
+      rule: 'unicode',
+      detail: `${where} contains an unpaired UTF-16 surrogate, which is not valid Unicode text`,
+    });
   }
   return value;
 }

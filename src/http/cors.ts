@@ -2,7 +2,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 
 /** What a browser on an allowed origin may send besides the CORS-safelisted headers. */
-export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
+export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match'];
 
 /** The response headers a script on an allowed origin may read: every header the contract gives meaning to. */
 export const CORS_EXPOSED_HEADERS = [
@@ -12,6 +12,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Deprecation',
   'Sunset',
   'Link',
+  'ETag',
   'Idempotent-Replayed',
   'X-Request-Id',
   'WWW-Authenticate',

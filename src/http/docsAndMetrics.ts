@@ -62,7 +62,7 @@ export function contractRoutes(spec: Spec): Router {
   // first request for it: swagger-ui-dist parses a megabyte bundle when required, about 80 ms of
   // the server's start-up otherwise (docs/performance.md).
   const page = referencePageDocument(spec);
-  const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null } };
+  const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null, deepLinking: true } };
   let docs: Promise<Router> | undefined;
   const loadDocs = () =>
     (docs ??= import('swagger-ui-express').then(({ default: swaggerUi }) => {

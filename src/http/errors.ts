@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type ErrorBody, type ErrorCode, errorBody } from '../contract/errorBody';
+import { type ErrorBody, type ErrorCode, type FieldError, errorBody } from '../contract/errorBody';
 import { NotImplementedError } from '../contract/handlers';
 import {
   DatabaseUnavailableError,
@@ -9,13 +9,14 @@ import {
   isDatabaseUnavailable,
 } from '../store/errors';
 
-/** A failure with a known meaning: becomes the Error body with this status and code. */
+/** A failure with a known meaning: becomes the Error body with this status and code (and a 400's failing fields, `errors`). */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    readonly errors?: readonly FieldError[],
   ) {
     // An answer, not a fault: no stack to capture (capturing one on every 400/401/404 is costly).
     const limit = Error.stackTraceLimit;
@@ -39,6 +40,11 @@ const CLIENT_ERRORS: Record<number, [number, ErrorCode]> = {
   431: [431, 'header_fields_too_large'],
 };
 
+/** A 400 about one field: its message is the field's sentence. */
+export function invalidField(code: ErrorCode, field: FieldError, headers: Readonly<Record<string, string>> = {}): HttpError {
+  return new HttpError(400, code, field.detail, headers, [field]);
+}
+
 export function serviceUnavailable(message = 'The database is unavailable; retry shortly'): HttpError {
   return new HttpError(503, 'service_unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
@@ -54,15 +60,21 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof IdempotencyKeyInUseError) return new HttpError(409, 'idempotency_key_in_use', err.message);
   if (err instanceof IdempotencyKeyReusedError) return new HttpError(422, 'idempotency_key_reused', err.message);
   if (err instanceof InvalidCursorError)
-    return new HttpError(
-      400,
-      'validation_failed',
-      `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
-    );
+    return invalidField('validation_failed', {
+      in: 'query',
+      name: 'cursor',
+      rule: err.issuedFor === undefined ? 'cursor' : 'cursorFilter',
+      detail: `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
+    });
   if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.
-  if (err instanceof URIError) return new HttpError(400, 'validation_failed', 'The request path has malformed percent-encoding');
+  if (err instanceof URIError)
+    return invalidField('validation_failed', {
+      in: 'path',
+      rule: 'percentEncoding',
+      detail: 'The request path has malformed percent-encoding',
+    });
   // A library's refusal of the request (http-errors, as express and its body parsers raise them:
   // `status`, `statusCode` and `expose`): a 4xx with its message when it chose to expose it, as
   // the Error body; never a 500. Our own errors that carry a status (a reply that broke the
@@ -70,7 +82,9 @@ export function toHttpError(err: unknown): HttpError {
   const e = err as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown };
   if (typeof e?.status === 'number' && e.statusCode === e.status && typeof e.expose === 'boolean' && e.status >= 400 && e.status < 500) {
     const [status, code] = CLIENT_ERRORS[e.status] ?? [400, 'bad_request'];
-    return new HttpError(status, code, e.expose === true && typeof e.message === 'string' ? e.message : 'The request was refused');
+    const message = e.expose === true && typeof e.message === 'string' ? e.message : 'The request was refused';
+    // A library's 400 names no field: the request as a whole failed its rules.
+    return status === 400 ? invalidField(code, { in: 'request', rule: 'http', detail: message }) : new HttpError(status, code, message);
   }
   return new HttpError(500, 'internal_error', 'An unexpected error occurred');
 }
@@ -84,4 +98,4 @@ export function keepCause(res: Response, failure: HttpError, cause: unknown): vo
 }
 
 /** A failure's Error body. */
-export const bodyOf = (err: HttpError): ErrorBody => errorBody(err.status, err.code, err.message);
+export const bodyOf = (err: HttpError): ErrorBody => errorBody(err.status, err.code, err.message, err.errors);

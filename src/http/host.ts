@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from './errors';
+import { invalidField } from './errors';
 import { sendError } from './reply';
 
 // RFC 9110 §7.2 / RFC 3986 §3.2.2: Host = uri-host [ ":" port ]; uri-host is an IP literal in
@@ -33,5 +33,5 @@ export const requireValidHost: RequestHandler = (req, res, next) => {
           : 'The Host header is not a valid host[:port]';
   if (problem === undefined) return next();
   res.setHeader('Connection', 'close');
-  sendError(res, new HttpError(400, 'bad_request', `${problem} (RFC 9112 §3.2)`));
+  sendError(res, invalidField('bad_request', { in: 'header', name: 'Host', rule: 'host', detail: `${problem} (RFC 9112 §3.2)` }));
 };

@@ -12,7 +12,9 @@
  *   7. handler     the operation's handler: input in, reply out
  *   8. contract    VALIDATE_RESPONSES=log|enforce: the reply checked against the spec
  *   9. reply       the reply, or the Error body of whatever failed, with the headers the match calls for,
- *                  its body written by the serialiser compiled from the contract for its operation and status
+ *                  its body written by the serialiser compiled from the contract for its operation and status;
+ *                  where the spec documents a 304, a 200 carries its ETag, and one If-None-Match names is
+ *                  answered 304 instead, its request given back to the rate limit
  *
  * openapi-backend is used through its public methods only (matchOperation, validateRequest,
  * router.matchOperation for 405's Allow); it registers nothing and calls nothing back. A path
@@ -27,18 +29,19 @@ import type { HandlerMap, Input, OperationId } from '../contract/handlers';
 import { type ReplyContractError, type ResponseValidation, createReplyCheck } from '../contract/replyCheck';
 import { type ReplySerialisers, compileSerialisers } from '../contract/serialisers';
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
-import { describeErrors, rawIntegerErrors } from '../contract/validation';
+import { describeErrors, fieldErrorsOf, rawIntegerErrors } from '../contract/validation';
 import type { Tracing } from '../ops/tracing';
 import { type Deadline, requestDeadline } from '../store/deadline';
 import type { KeyRegistry } from '../store/apiKeys';
-import type { RateLimiter } from '../store/rateLimits';
+import type { RateDecision, RateLimiter } from '../store/rateLimits';
 import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from './auth';
 import { type DecodedBody, readJsonBody, requireBodyType } from './body';
 import { closeIfBodyLeft } from './connection';
+import { CONDITIONAL_CACHE_CONTROL, entityTag, noneMatch } from './conditional';
 import { HttpError, keepCause, toHttpError } from './errors';
 import { type SpecRequest, type Route, compileRoutes } from './operationRoutes';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
-import { type WireReply, replyOf, sendReply } from './reply';
+import { type WireReply, replyOf, sendReply, sendText } from './reply';
 
 /** What the pipeline runs on; the app (`createApp`) passes its own dependencies on, these among them. */
 export interface PipelineDeps {
@@ -119,7 +122,10 @@ class ApiPipeline {
     if (deprecation) for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
     const operationId = found.route?.facts.operationId;
     try {
-      sendReply(res, reply, this.serialisers.forReply(operationId, reply.status));
+      const serialise = this.serialisers.forReply(operationId, reply.status);
+      if (found.route?.facts.conditional && reply.status === 200 && reply.body !== undefined)
+        return this.sendConditional(req, res, reply, serialise(reply.body));
+      sendReply(res, reply, serialise);
     } catch (err) {
       // A body its schema cannot write (a required property missing, a value not of its type): the generic 500, the cause logged.
       const failure = toHttpError(err);
@@ -127,6 +133,25 @@ class ApiPipeline {
       sendReply(res, replyOf(failure), this.serialisers.forReply(operationId, failure.status));
     }
   };
+
+  /**
+   * 9, for an operation whose spec documents 304: the 200's strong ETag from the bytes it sends,
+   * `Cache-Control: private, no-cache`, and 304 with no body when `If-None-Match` names the tag.
+   * The 304 is decided after the key, the scope and the read, as a 200 would be; its request is
+   * given back to the rate limit, and its `RateLimit` says so.
+   */
+  private sendConditional(req: Request, res: Response, reply: WireReply, text: string): void {
+    const etag = entityTag(text, reply.headers?.Link);
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', CONDITIONAL_CACHE_CONTROL);
+    if (!noneMatch(req.headers['if-none-match'], etag)) return sendText(res, reply.status, text, reply.headers);
+    const quota = res.locals.quota as { clientId: string; decision: RateDecision } | undefined;
+    if (quota && this.deps.rateLimiter) {
+      const headers = rateLimitHeaders(this.deps.rateLimiter.refund(quota.clientId, quota.decision));
+      for (const name in headers) res.setHeader(name, headers[name] as string);
+    }
+    sendReply(res, { status: 304, headers: reply.headers });
+  }
 
   /** Steps 2 to 8 for one matched request; what they find for the log line goes on res.locals as they find it. */
   private async answer(req: Request, res: Response, request: SpecRequest, found: Match): Promise<WireReply> {
@@ -208,6 +233,7 @@ class ApiPipeline {
   private async takeQuota(res: Response, key: AuthenticatedKey, deadline: Deadline): Promise<void> {
     if (!this.deps.rateLimiter) return;
     const decision = await this.deps.rateLimiter.take(key.clientId, deadline);
+    res.locals.quota = { clientId: key.clientId, decision };
     const headers = rateLimitHeaders(decision);
     for (const name in headers) res.setHeader(name, headers[name] as string);
     if (!decision.allowed) throw rateLimited(decision);
@@ -235,7 +261,8 @@ class ApiPipeline {
     const raw = rawIntegerErrors(route.facts, req.query, pathParams);
     if (result.valid && raw.length === 0) return result.coerced as { query: unknown; params: unknown };
     const others = (result.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
-    return new HttpError(400, 'validation_failed', describeErrors([...raw, ...others]));
+    const failed = [...raw, ...others];
+    return new HttpError(400, 'validation_failed', describeErrors(failed), {}, fieldErrorsOf(failed, route.facts.headerParams));
   }
 
   /** 8. A reply the spec does not allow: reported, and under enforce the generic 500 (the violation is the logged cause). */

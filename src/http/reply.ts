@@ -31,7 +31,11 @@ export function sendJson(
   headers?: Readonly<Record<string, string>>,
   serialise: Serialise = JSON.stringify,
 ): void {
-  const text = serialise(body);
+  sendText(res, status, serialise(body), headers);
+}
+
+/** A JSON body already written as text (sendJson's second half). */
+export function sendText(res: ServerResponse, status: number, text: string, headers?: Readonly<Record<string, string>>): void {
   res.statusCode = status;
   if (headers) for (const name in headers) res.setHeader(name, headers[name] as string);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

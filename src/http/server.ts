@@ -19,8 +19,16 @@ function clientErrorOf(err: NodeJS.ErrnoException): ErrorBody {
       return errorBody(408, 'request_timeout', 'The request was not received in time');
     case 'HPE_HEADER_OVERFLOW':
       return errorBody(431, 'header_fields_too_large', 'The request headers are larger than 16 KiB');
-    default:
-      return errorBody(400, 'bad_request', 'The request is not valid HTTP/1.1');
+    default: {
+      const detail = 'The request is not valid HTTP/1.1';
+      // llhttp's code says which part: a header field, the body's framing, or else the request line.
+      const part = /HEADER|CONTENT_LENGTH|TRANSFER_ENCODING/.test(err.code ?? '')
+        ? 'header'
+        : /CHUNK/.test(err.code ?? '')
+          ? 'body'
+          : 'request';
+      return errorBody(400, 'bad_request', detail, [{ in: part, ...(part === 'body' && { pointer: '' }), rule: 'http', detail }]);
+    }
   }
 }
 

@@ -58,17 +58,19 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
+/** A walk's filters as a cursor's message names them: "with status=sold and categoryId=3", "without a filter". */
+function filtersOf({ status, categoryId }: { status: string | undefined; categoryId?: number | undefined }): string {
+  const named = [status === undefined ? [] : [`status=${status}`], categoryId === undefined ? [] : [`categoryId=${categoryId}`]].flat();
+  return named.length === 0 ? 'without a filter' : `with ${named.join(' and ')}`;
+}
+
 /**
  * A page cursor this service did not issue (altered, truncated, invented), or one issued for a
- * walk with another filter: `issuedFor` is that walk's status filter when the cursor is genuine.
+ * walk with other filters: `issuedFor` is that walk's filters when the cursor is genuine.
  */
 export class InvalidCursorError extends Error {
-  constructor(readonly issuedFor?: { status: string | undefined }) {
-    super(
-      issuedFor === undefined
-        ? 'is not a cursor this service issued'
-        : `was issued for a walk ${issuedFor.status === undefined ? 'without a status filter' : `with status=${issuedFor.status}`}`,
-    );
+  constructor(readonly issuedFor?: { status: string | undefined; categoryId?: number | undefined }) {
+    super(issuedFor === undefined ? 'is not a cursor this service issued' : `was issued for a walk ${filtersOf(issuedFor)}`);
     this.name = 'InvalidCursorError';
   }
 }

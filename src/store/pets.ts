@@ -15,7 +15,9 @@ type PetStatus = components['schemas']['PetStatus'];
 export interface PetFilter {
   limit: number;
   status?: PetStatus;
-  /** A cursor from an earlier page's `next`, of a walk with the same `status`. */
+  /** Only animals of this category. */
+  categoryId?: number;
+  /** A cursor from an earlier page's `next`, of a walk with the same `status` and `categoryId`. */
   cursor?: string;
 }
 
@@ -80,22 +82,37 @@ async function insertPet(q: WriteSql, { name, categoryId, status }: NewPet): Pro
 
 /**
  * Keyset pagination: ids after the cursor's, in ascending order (the caller asks for one row more
- * than the page, to learn whether another page follows). Both statements are index range scans
- * (the primary key; pets_status_id_idx), so a page deep in the catalogue costs what the first does.
- * Two statements rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
+ * than the page, to learn whether another page follows). Each statement is one index range scan
+ * (the primary key; pets_status_id_idx; pets_category_id_id_idx; pets_category_id_status_id_idx),
+ * so a page deep in the catalogue costs what the first does. One statement per combination of
+ * filters rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
  */
-function pageQuery(q: Sql, status: PetStatus | undefined, afterId: number, rows: number) {
+function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'categoryId'>, afterId: number, rows: number) {
+  if (categoryId === undefined)
+    return status === undefined
+      ? q<Pet[]>`
+          SELECT ${petColumns(q)}
+          FROM pets
+          WHERE id > ${afterId}
+          ORDER BY id
+          LIMIT ${rows}`
+      : q<Pet[]>`
+          SELECT ${petColumns(q)}
+          FROM pets
+          WHERE status = ${status} AND id > ${afterId}
+          ORDER BY id
+          LIMIT ${rows}`;
   return status === undefined
     ? q<Pet[]>`
         SELECT ${petColumns(q)}
         FROM pets
-        WHERE id > ${afterId}
+        WHERE category_id = ${categoryId} AND id > ${afterId}
         ORDER BY id
         LIMIT ${rows}`
     : q<Pet[]>`
         SELECT ${petColumns(q)}
         FROM pets
-        WHERE status = ${status} AND id > ${afterId}
+        WHERE category_id = ${categoryId} AND status = ${status} AND id > ${afterId}
         ORDER BY id
         LIMIT ${rows}`;
 }
@@ -113,21 +130,22 @@ export function createPetStore(
     }));
 
   return {
-    async list({ limit, status, cursor }, deadline) {
+    async list({ limit, status, categoryId, cursor }, deadline) {
       assertReady();
       const codecNow = await cursors(deadline);
       let afterId = 0;
       if (cursor !== undefined) {
         const position = codecNow.decode(cursor);
         if (!position) throw new InvalidCursorError();
-        if (position.status !== status) throw new InvalidCursorError({ status: position.status });
+        if (position.status !== status || position.categoryId !== categoryId)
+          throw new InvalidCursorError({ status: position.status, categoryId: position.categoryId });
         afterId = position.afterId;
       }
-      const rows = await read((q) => withDeadline(pageQuery(q, status, afterId, limit + 1), deadline));
+      const rows = await read((q) => withDeadline(pageQuery(q, { status, categoryId }, afterId, limit + 1), deadline));
       if (rows.length <= limit) return { pets: rows, next: undefined };
       const pets = rows.slice(0, limit);
       const last = pets[pets.length - 1] as Pet;
-      return { pets, next: codecNow.encode({ afterId: last.id, status }) };
+      return { pets, next: codecNow.encode({ afterId: last.id, status, categoryId }) };
     },
 
     async create(pet, deadline) {

@@ -16,6 +16,8 @@ export interface RateDecision {
   /** Seconds until the window resets. */
   resetSeconds: number;
   windowSeconds: number;
+  /** The window it was counted in (seconds since the epoch / windowSeconds). */
+  window: number;
 }
 
 export interface RateLimiter {
@@ -25,6 +27,12 @@ export interface RateLimiter {
    * cannot say, so the request is not let through: 503).
    */
   take(clientId: string, deadline?: Deadline): Promise<RateDecision>;
+  /**
+   * Gives back the request `decision` spent (a conditional read answered 304 is not counted), to be
+   * spent again by this process; the decision as it stands after it. Nothing is given back once
+   * its window has ended (the count is gone with it) or for a refused request.
+   */
+  refund(clientId: string, decision: RateDecision): RateDecision;
   /**
    * Gives back the requests this process reserved and has not spent, for keys idle for at least
    * `idleMs` (every client with 0: at shutdown), so that other instances may spend them.
@@ -76,6 +84,17 @@ function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: (err
     return { count: count - (want - granted), granted };
   };
   return { reserve, subtract };
+}
+
+/**
+ * RateLimiter.refund: the request `decision` spent goes back to the counter it was taken from (this
+ * process's reservation, still counted in the database), while that window lasts.
+ */
+function refundTo(c: Counter | undefined, decision: RateDecision): RateDecision {
+  const now = Math.floor(Date.now() / 1000 / decision.windowSeconds);
+  if (!decision.allowed || !c || c.window !== decision.window || now !== c.window) return decision;
+  c.tokens += 1;
+  return { ...decision, remaining: Math.max(0, decision.limit - c.total) + c.tokens };
 }
 
 /**
@@ -158,21 +177,23 @@ export function createRateLimiter(
       while (c.tokens === 0) {
         // Spent, as of a moment ago: refused without a round trip; later, asked again (others may have given some back).
         if (c.exhausted && Date.now() - c.checkedAt < recheckMs && !c.reserving)
-          return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
+          return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds, window };
         c.waiting += 1;
         try {
           await reserve(clientId, c, deadline);
         } finally {
           c.waiting -= 1;
         }
-        if (c.tokens === 0 && c.exhausted) return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds };
+        if (c.tokens === 0 && c.exhausted) return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds, window };
       }
       c.tokens -= 1;
       c.usedAt = Date.now();
       // What the window has left for this key: unreserved in the database, and unspent here.
       const remaining = Math.max(0, limit - c.total) + c.tokens;
-      return { allowed: true, limit, remaining, resetSeconds, windowSeconds };
+      return { allowed: true, limit, remaining, resetSeconds, windowSeconds, window };
     },
+
+    refund: (clientId, decision) => refundTo(counters.get(clientId), decision),
 
     async flush(idleMs = 0) {
       const current = Math.floor(Date.now() / 1000 / windowSeconds);

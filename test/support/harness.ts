@@ -224,3 +224,29 @@ export function testAppForFile(options?: Parameters<typeof startTestApp>[0]): Te
   afterAll(() => t.close());
   return t;
 }
+
+/** One failing field as a test names it: where (`in`), the parameter's or header's name or the body's JSON Pointer, and the rule. */
+export type Field = [components['schemas']['FieldError']['in'], string, string];
+
+/**
+ * The Error body of a 400 exactly: its code and message, and `errors` listing `fields` in order,
+ * each with a sentence (`detail`: `details[i]` when given, else any text).
+ */
+export function badRequest(
+  code: 'validation_failed' | 'malformed_json' | 'bad_request',
+  message: unknown,
+  fields: Field[],
+  details: unknown[] = [],
+) {
+  return {
+    code,
+    message,
+    status: 400,
+    errors: fields.map(([place, where, rule], i) => ({
+      in: place,
+      ...(place === 'body' ? { pointer: where } : place === 'request' || where === '' ? {} : { name: where }),
+      rule,
+      detail: details[i] ?? expect.any(String),
+    })),
+  };
+}

@@ -132,7 +132,8 @@ describe('what an answer tells the caller', () => {
       deprecation: expect.any(Date),
       sunset: new Date('2030-12-05T00:00:00Z'),
       successor: `${testbed.origin()}/v1/pets`,
-      documentation: undefined,
+      // rel="deprecation" (RFC 9745 §3): getPet's entry on the reference page.
+      documentation: `${testbed.origin()}/docs/#/animals/getPet`,
     });
     await store.listPets();
     expect(notices).toHaveLength(2);

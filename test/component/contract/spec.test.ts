@@ -30,9 +30,9 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(errors).toEqual([]);
   });
 
-  test('when the spec is read, then it is OpenAPI 3.1.0, version 1.0.0, every server ending in /v1, production and staging among them', () => {
+  test('when the spec is read, then it is OpenAPI 3.1.0, version 1.1.0 (1.0.0 with additions), every server ending in /v1, production and staging among them', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe('1.1.0');
     expect(doc.servers.map((s: { url: string }) => new URL(s.url).pathname)).toEqual(['/v1', '/v1', '/v1']);
     expect(doc.servers.map((s: { description: string }) => s.description)).toEqual(expect.arrayContaining(['Production', 'Staging']));
     expect(spec.apiRoot).toBe('/v1');
@@ -121,7 +121,7 @@ describe('spec/openapi.yaml says what the seed says', () => {
     expect(spec.operations.get('getPet')?.deprecationHeaders).toEqual({
       Deprecation: '@1795305600',
       Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-      Link: '</v1/pets>; rel="successor-version"',
+      Link: '</v1/pets>; rel="successor-version", </docs/#/animals/getPet>; rel="deprecation"',
     });
   });
 
@@ -177,7 +177,8 @@ describe('spec/openapi.yaml says what the seed says', () => {
         .flatMap((item: any) => Object.values(item))
         .find((x: any) => x.operationId === operationId) as any;
       for (const [status, r] of Object.entries<any>(o.responses)) {
-        if (status.startsWith('2')) continue;
+        // Successes, and 304 (not modified: no body), are no failures.
+        if (status.startsWith('2') || status === '304') continue;
         const response = r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r;
         expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       }
@@ -250,9 +251,11 @@ describe('the contract checker used by every test can fail', () => {
   const response = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     ({ status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } }) satisfies ReceivedResponse;
   const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+  const cached = { etag: '"AAAAAAAAAAAAAAAAAAAAAA"', 'cache-control': 'private, no-cache' };
 
   test('when a response conforms, then it passes', () => {
-    expect(() => checker.check('get', '/v1/pets', response(200, [pet]))).not.toThrow();
+    expect(() => checker.check('get', '/v1/pets', response(200, [pet], cached))).not.toThrow();
+    expect(() => checker.check('get', '/v1/pets', { status: 304, body: {}, text: '', headers: cached })).not.toThrow();
   });
 
   test.each([
@@ -305,8 +308,37 @@ describe('the contract checker used by every test can fail', () => {
       'getPet without Sunset',
       'get',
       '/v1/pets/1',
-      response(200, pet, { deprecation: '@1', link: '</v1/pets>; rel="successor-version"' }),
+      response(200, pet, { ...cached, deprecation: '@1', link: '</v1/pets>; rel="successor-version"' }),
       'required header(s) Sunset missing',
+    ],
+    [
+      'a page without its ETag',
+      'get',
+      '/v1/pets',
+      response(200, [pet], { 'cache-control': 'private, no-cache' }),
+      'required header(s) ETag missing',
+    ],
+    [
+      'a page that may be stored by shared caches',
+      'get',
+      '/v1/pets',
+      response(200, [pet], { ...cached, 'cache-control': 'public' }),
+      'headers do not match',
+    ],
+    ['a weak ETag', 'get', '/v1/pets/1', response(200, pet, { ...cached, etag: 'W/"x"' }), 'headers do not match'],
+    [
+      'a 304 with a body',
+      'get',
+      '/v1/pets',
+      { status: 304, body: [pet], text: JSON.stringify([pet]), headers: cached },
+      'a 304 has a body',
+    ],
+    [
+      'a 304 for createPet',
+      'post',
+      '/v1/pets',
+      { status: 304, body: {}, text: '', headers: cached },
+      'status 304 is not documented for createPet',
     ],
     ['a malformed RateLimit header', 'get', '/v1/pets', response(200, [pet], { ratelimit: 'lots' }), 'headers do not match'],
     [

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../../../src/http/server';
-import { API_KEY, type TestApp, startTestApp } from '../../support/harness';
+import { API_KEY, type TestApp, badRequest, startTestApp } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // Header rules a client library would never break, sent as bytes through the server production
@@ -56,7 +56,8 @@ describe('Host (RFC 9112 §3.2)', () => {
   ])('when Host is %s, then 400 bad_request with the Error body, nosniff, and the connection closed', async (_what, headers, message) => {
     const res = await get(headers);
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toEqual({ code: 'bad_request', message: `${message} (RFC 9112 §3.2)`, status: 400 });
+    const sentence = `${message} (RFC 9112 §3.2)`;
+    expect(JSON.parse(res.body)).toEqual(badRequest('bad_request', sentence, [['header', 'Host', 'host']], [sentence]));
     expect(res.headers).toMatchObject({
       'content-type': 'application/json; charset=utf-8',
       'x-content-type-options': 'nosniff',

@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { ContractChecker } from '../../../src/contract/contractChecker';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../../../src/http/body';
-import { API_KEY, type TestApp, auth, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
+import { API_KEY, type TestApp, auth, badRequest, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // What a careless or hostile client sends in a body: nesting deeper than any pet, compressed
@@ -28,11 +28,8 @@ describe('request bodies nested deeper than a pet', () => {
     const text = withExtra(nested(depth));
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
     const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(text).expect(400);
-    expect(res.body).toEqual({
-      code: 'validation_failed',
-      message: `The request body nests objects and arrays more than ${BODY_MAX_DEPTH} levels deep`,
-      status: 400,
-    });
+    const message = `The request body nests objects and arrays more than ${BODY_MAX_DEPTH} levels deep`;
+    expect(res.body).toEqual(badRequest('validation_failed', message, [['body', '', 'maxDepth']], [message]));
   });
 
   test('when a body nests objects exactly as deep as the limit, then it is accepted (what is unknown in it is ignored)', async () => {

@@ -5,12 +5,12 @@ const t = testAppForFile();
 
 describe('security headers for a JSON API', () => {
   test.each([
-    ['a success', () => t.api.get('/v1/pets').set(auth()), 200],
     ['a create', () => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],
     ['a 400', () => t.api.get('/v1/pets?limit=0').set(auth()), 400],
     ['a 401', () => t.api.get('/v1/pets'), 401],
     ['a 404', () => t.api.get('/v1/pets/999999').set(auth()), 404],
     ['a probe', () => t.api.get('/readyz'), 200],
+    ['a 405', () => t.api.delete('/v1/pets').set(auth()), 405],
   ])(
     'when %s is answered, then it carries nosniff and Cache-Control: no-store, and does not name the framework',
     async (_what, call, status) => {
@@ -19,6 +19,23 @@ describe('security headers for a JSON API', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['x-powered-by']).toBeUndefined();
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    },
+  );
+
+  test.each([
+    ['a page', async () => '/v1/pets'],
+    ['an animal', async () => `/v1/pets/${(await t.api.post('/v1/pets').set(auth()).send(buildNewPet())).body.id}`],
+  ])(
+    'when %s is read (a conditional read: ETag), then it carries nosniff and Cache-Control: private, no-cache (revalidated, never in a shared cache)',
+    async (_what, path) => {
+      const res = await t.api
+        .get(await path())
+        .set(auth())
+        .expect(200);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('private, no-cache');
+      expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(res.headers['x-powered-by']).toBeUndefined();
     },
   );
 

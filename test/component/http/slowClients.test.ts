@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createHttpServer } from '../../../src/http/server';
-import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+import { type TestApp, auth, badRequest, buildNewPet, startTestApp } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // Protection against slow or oversized clients, through the server production runs
@@ -61,7 +61,8 @@ describe('slow and oversized clients', () => {
   test('when the request is not HTTP, then 400 with the Error body', async () => {
     const res = await raw(['HELLO there\r\n\r\n']);
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body)).toEqual({ code: 'bad_request', message: 'The request is not valid HTTP/1.1', status: 400 });
+    const message = 'The request is not valid HTTP/1.1';
+    expect(JSON.parse(res.body)).toEqual(badRequest('bad_request', message, [['request', '', 'http']], [message]));
   });
 
   test("when a connection is idle, then it is kept longer than a load balancer's 60 s idle timeout", () => {

@@ -1,6 +1,6 @@
 import { BODY_LIMIT_BYTES } from '../../../src/http/body';
 import { onlyRow } from '../../../src/store/db';
-import { type Pet, auth, buildNewPet, listenOnLoopback, testAppForFile } from '../../support/harness';
+import { type Field, type Pet, auth, badRequest, buildNewPet, listenOnLoopback, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();
 
@@ -60,34 +60,98 @@ describe('POST /v1/pets (createPet)', () => {
 
   describe('when the body is invalid, then 400 names the field and the rule, and nothing is stored', () => {
     test.each([
-      ['name missing', { categoryId: 1 }, "body property 'name' is required"],
-      ['categoryId missing', { name: 'Rex' }, "body property 'categoryId' is required"],
-      ['both missing', {}, "body property 'name' is required; body property 'categoryId' is required"],
-      ['name empty', { name: '', categoryId: 1 }, "body property 'name' must NOT have fewer than 1 characters"],
-      ['name too long', { name: 'n'.repeat(201), categoryId: 1 }, "body property 'name' must NOT have more than 200 characters"],
-      ['name not a string', { name: 42, categoryId: 1 }, "body property 'name' must be string"],
-      ['name with NUL', { name: 'a\u0000b', categoryId: 1 }, "body property 'name' must match the pattern"],
-      ['name with a newline', { name: 'a\nb', categoryId: 1 }, "body property 'name' must match the pattern"],
-      ['name with a C1 control', { name: 'a\u0085b', categoryId: 1 }, "body property 'name' must match the pattern"],
-      ['categoryId a string', { name: 'Rex', categoryId: '1' }, "body property 'categoryId' must be integer"],
-      ['categoryId fractional', { name: 'Rex', categoryId: 1.5 }, "body property 'categoryId' must be integer"],
-      ['categoryId null', { name: 'Rex', categoryId: null }, "body property 'categoryId' must be integer"],
-      ['status unknown', { name: 'Rex', categoryId: 1, status: 'lost' }, "body property 'status' must be one of: available, pending, sold"],
-      ['status null', { name: 'Rex', categoryId: 1, status: null }, "body property 'status'"],
-      ['an array', [{ name: 'Rex', categoryId: 1 }], 'request body must be an object, got an array'],
-      ['a string', 'Rex', 'request body must be an object, got a string'],
-      ['null', null, 'request body must be an object, got null'],
-      ['a number', 42, 'request body must be an object, got a number'],
-      ['a boolean', true, 'request body must be an object, got a boolean'],
-      ['false', false, 'request body must be an object, got a boolean'],
-      ['zero', 0, 'request body must be an object, got a number'],
-      ['an empty string', '', 'request body must be an object, got a string'],
-    ])('when the body is %s, then it is answered as the contract says', async (_what, body, message) => {
-      const before = await count();
-      const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
-      expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
-      expect(await count()).toBe(before);
-    });
+      ['name missing', { categoryId: 1 }, "body property 'name' is required", [['body', '/name', 'required']]],
+      ['categoryId missing', { name: 'Rex' }, "body property 'categoryId' is required", [['body', '/categoryId', 'required']]],
+      [
+        'both missing',
+        {},
+        "body property 'name' is required; body property 'categoryId' is required",
+        [
+          ['body', '/name', 'required'],
+          ['body', '/categoryId', 'required'],
+        ],
+      ],
+      [
+        'name empty',
+        { name: '', categoryId: 1 },
+        "body property 'name' must NOT have fewer than 1 characters",
+        [['body', '/name', 'minLength']],
+      ],
+      [
+        'name too long',
+        { name: 'n'.repeat(201), categoryId: 1 },
+        "body property 'name' must NOT have more than 200 characters",
+        [['body', '/name', 'maxLength']],
+      ],
+      ['name not a string', { name: 42, categoryId: 1 }, "body property 'name' must be string", [['body', '/name', 'type']]],
+      ['name with NUL', { name: 'a\u0000b', categoryId: 1 }, "body property 'name' must match the pattern", [['body', '/name', 'pattern']]],
+      [
+        'name with a newline',
+        { name: 'a\nb', categoryId: 1 },
+        "body property 'name' must match the pattern",
+        [['body', '/name', 'pattern']],
+      ],
+      [
+        'name with a C1 control',
+        { name: 'a\u0085b', categoryId: 1 },
+        "body property 'name' must match the pattern",
+        [['body', '/name', 'pattern']],
+      ],
+      [
+        'categoryId a string',
+        { name: 'Rex', categoryId: '1' },
+        "body property 'categoryId' must be integer",
+        [['body', '/categoryId', 'type']],
+      ],
+      [
+        'categoryId fractional',
+        { name: 'Rex', categoryId: 1.5 },
+        "body property 'categoryId' must be integer",
+        [
+          ['body', '/categoryId', 'type'],
+          ['body', '/categoryId', 'format'],
+        ],
+      ],
+      [
+        'categoryId null',
+        { name: 'Rex', categoryId: null },
+        "body property 'categoryId' must be integer",
+        [['body', '/categoryId', 'type']],
+      ],
+      [
+        'status unknown',
+        { name: 'Rex', categoryId: 1, status: 'lost' },
+        "body property 'status' must be one of: available, pending, sold",
+        [['body', '/status', 'enum']],
+      ],
+      [
+        'status null',
+        { name: 'Rex', categoryId: 1, status: null },
+        "body property 'status'",
+        [
+          ['body', '/status', 'type'],
+          ['body', '/status', 'enum'],
+        ],
+      ],
+      ['an array', [{ name: 'Rex', categoryId: 1 }], 'request body must be an object, got an array', [['body', '', 'type']]],
+      ['a string', 'Rex', 'request body must be an object, got a string', [['body', '', 'type']]],
+      ['null', null, 'request body must be an object, got null', [['body', '', 'type']]],
+      ['a number', 42, 'request body must be an object, got a number', [['body', '', 'type']]],
+      ['a boolean', true, 'request body must be an object, got a boolean', [['body', '', 'type']]],
+      ['false', false, 'request body must be an object, got a boolean', [['body', '', 'type']]],
+      ['zero', 0, 'request body must be an object, got a number', [['body', '', 'type']]],
+      ['an empty string', '', 'request body must be an object, got a string', [['body', '', 'type']]],
+    ] as [string, unknown, string, Field[]][])(
+      'when the body is %s, then it is answered as the contract says',
+      async (_what, body, message, fields) => {
+        const before = await count();
+        const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
+        expect(res.body).toEqual(badRequest('validation_failed', expect.stringContaining(message), fields));
+        // Each field's sentence is the message's, for that field.
+        for (const { detail } of res.body.errors) expect(res.body.message).toContain(detail);
+        expect(await count()).toBe(before);
+      },
+    );
   });
 
   describe('when the body is JSON encoded twice (a JSON string whose text is JSON), then 400 says it is a string, and nothing is stored', () => {
@@ -104,7 +168,8 @@ describe('POST /v1/pets (createPet)', () => {
     ])('when the body is %s, then it is answered as the contract says', async (_what, text) => {
       const before = await count();
       const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send(text).expect(400);
-      expect(res.body).toEqual({ code: 'validation_failed', message: 'request body must be an object, got a string', status: 400 });
+      const message = 'request body must be an object, got a string';
+      expect(res.body).toEqual(badRequest('validation_failed', message, [['body', '', 'type']], [message]));
       expect(await count()).toBe(before);
     });
 
@@ -144,6 +209,12 @@ describe('POST /v1/pets (createPet)', () => {
         .expect(400);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.message).toContain(message);
+      // The field, by its JSON Pointer: the parser's rule, or for 1e30 the schema's range.
+      expect(res.body.errors[0]).toMatchObject({
+        in: 'body',
+        pointer: '/categoryId',
+        rule: literal === '1e30' ? 'maximum' : 'exactInteger',
+      });
       expect(await count()).toBe(before);
     });
 
@@ -180,16 +251,15 @@ describe('POST /v1/pets (createPet)', () => {
       .set('Content-Type', 'application/json')
       .send('{"name":"a\\ud800b","categoryId":1}')
       .expect(400);
-    expect(res.body.message).toBe("Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text");
+    const message = "Body property 'name' contains an unpaired UTF-16 surrogate, which is not valid Unicode text";
+    expect(res.body).toEqual(badRequest('validation_failed', message, [['body', '/name', 'unicode']], [message]));
   });
 
   test('when the JSON is malformed, then 400 malformed_json', async () => {
     const res = await t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json').send('{"name": "Rex",').expect(400);
-    expect(res.body).toEqual({
-      code: 'malformed_json',
-      message: expect.stringMatching(/^The request body is not valid JSON: /),
-      status: 400,
-    });
+    expect(res.body).toEqual(
+      badRequest('malformed_json', expect.stringMatching(/^The request body is not valid JSON: /), [['body', '', 'json']]),
+    );
   });
 
   test.each([
@@ -199,7 +269,9 @@ describe('POST /v1/pets (createPet)', () => {
   ])('when there is %s, then 400 says the body is required', async (_what, body) => {
     const req = t.api.post('/v1/pets').set(auth()).set('Content-Type', 'application/json');
     const res = await (body === undefined ? req : req.send(body)).expect(400);
-    expect(res.body).toEqual({ code: 'validation_failed', message: 'request body is required', status: 400 });
+    expect(res.body).toEqual(
+      badRequest('validation_failed', 'request body is required', [['body', '', 'required']], ['request body is required']),
+    );
   });
 
   test.each([
@@ -258,7 +330,8 @@ describe('POST /v1/pets (createPet)', () => {
         body: bytes,
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ code: 'malformed_json', message: 'The request body is not valid UTF-8', status: 400 });
+      const message = 'The request body is not valid UTF-8';
+      expect(await res.json()).toEqual(badRequest('malformed_json', message, [['body', '', 'utf8']], [message]));
     } finally {
       await server.close();
     }

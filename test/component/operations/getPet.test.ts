@@ -1,4 +1,5 @@
-import { auth, insertPet, testAppForFile } from '../../support/harness';
+import supertest from 'supertest';
+import { type Field, auth, badRequest, insertPet, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();
 
@@ -6,7 +7,8 @@ const t = testAppForFile();
 const DEPRECATION_HEADERS = {
   deprecation: `@${Date.UTC(2026, 10, 22) / 1000}`,
   sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-  link: '</v1/pets>; rel="successor-version"',
+  // RFC 9745 §3: rel="deprecation" names getPet's entry on the service's reference page, which says how to migrate.
+  link: '</v1/pets>; rel="successor-version", </docs/#/animals/getPet>; rel="deprecation"',
 };
 
 describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
@@ -35,20 +37,34 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
 
   describe('when petId is not a positive integer, then 400 names it', () => {
     test.each([
-      ['0', "path parameter 'petId' must be >= 1"],
-      ['-1', "path parameter 'petId' must be >= 1"],
-      ['abc', "path parameter 'petId' must be a decimal integer"],
-      ['1.5', "path parameter 'petId' must be a decimal integer"],
-      ['0x10', "path parameter 'petId' must be a decimal integer"],
-      ['1e3', "path parameter 'petId' must be a decimal integer"],
-      ['%20', "path parameter 'petId' must be a decimal integer"],
-      ['%201', "path parameter 'petId' must be a decimal integer"],
-      ['9007199254740992', "path parameter 'petId' must be <= 9007199254740991"],
-      ['9223372036854775808', "path parameter 'petId' must be <= 9007199254740991"],
-      ['%E0%A4%A', 'The request path has malformed percent-encoding'],
-    ])('when petId is %s, then 400 says what is wrong with it', async (petId, message) => {
+      ['0', "path parameter 'petId' must be >= 1", [['path', 'petId', 'minimum']]],
+      ['-1', "path parameter 'petId' must be >= 1", [['path', 'petId', 'minimum']]],
+      ['abc', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      ['1.5', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      ['0x10', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      ['1e3', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      ['%20', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      ['%201', "path parameter 'petId' must be a decimal integer", [['path', 'petId', 'decimalInteger']]],
+      [
+        '9007199254740992',
+        "path parameter 'petId' must be <= 9007199254740991",
+        [
+          ['path', 'petId', 'maximum'],
+          ['path', 'petId', 'format'],
+        ],
+      ],
+      [
+        '9223372036854775808',
+        "path parameter 'petId' must be <= 9007199254740991",
+        [
+          ['path', 'petId', 'maximum'],
+          ['path', 'petId', 'format'],
+        ],
+      ],
+      ['%E0%A4%A', 'The request path has malformed percent-encoding', [['path', '', 'percentEncoding']]],
+    ] as [string, string, Field[]][])('when petId is %s, then 400 says what is wrong with it', async (petId, message, fields) => {
       const res = await t.api.get(`/v1/pets/${petId}`).set(auth()).expect(400);
-      expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringContaining(message), status: 400 });
+      expect(res.body).toEqual(badRequest('validation_failed', expect.stringContaining(message), fields));
     });
   });
 
@@ -65,6 +81,23 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
       const res = await (withKey ? req.set(auth()) : req).expect(status);
       expect(res.headers).toMatchObject(DEPRECATION_HEADERS);
     });
+  });
+
+  test('when the deprecation link is followed, then it is the reference page, whose getPet entry says what to use instead', async () => {
+    const res = await t.api.get('/v1/pets/1').set(auth());
+    const target = /<([^>]+)>; rel="deprecation"/.exec(res.headers.link ?? '')?.[1] ?? '';
+    const [page, fragment] = target.split('#');
+    expect(fragment).toBe('/animals/getPet');
+    const html = await supertest(t.app)
+      .get(page ?? '')
+      .expect(200);
+    expect(html.headers['content-type']).toMatch(/^text\/html/);
+    // Swagger UI opens #/<tag>/<operationId> when deep linking is on.
+    const init = await supertest(t.app).get(`${page}swagger-ui-init.js`).expect(200);
+    expect(init.text).toContain('"deepLinking": true');
+    const getPet = (t.spec.document.paths['/pets/{petId}'] as { get: { tags: string[]; description: string } }).get;
+    expect(getPet.tags[0]).toBe('animals');
+    expect(getPet.description).toMatch(/Use\s+`GET \/pets`/);
   });
 
   test('when an operation is not deprecated, then its responses carry no deprecation headers', async () => {

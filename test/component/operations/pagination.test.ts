@@ -6,19 +6,38 @@ import { ContractChecker } from '../../../src/contract/contractChecker';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createCursorCodec } from '../../../src/store/cursors';
-import { API_KEY, type Pet, auth, captureLogs, contractClient, insertPets, testAppForFile } from '../../support/harness';
+import {
+  API_KEY,
+  type Field,
+  type Pet,
+  auth,
+  badRequest,
+  captureLogs,
+  contractClient,
+  insertPets,
+  testAppForFile,
+} from '../../support/harness';
 
 const t = testAppForFile();
 beforeEach(() => t.sql`TRUNCATE pets RESTART IDENTITY`);
 
 type Status = Pet['status'];
-const arrange = async (count: number, status: (i: number) => Status = (i) => petStatusValues[i % 3] ?? 'available') =>
+const arrange = async (
+  count: number,
+  status: (i: number) => Status = (i) => petStatusValues[i % 3] ?? 'available',
+  category: (i: number) => number = (i) => i + 1,
+) =>
   count === 0
     ? []
     : insertPets(
         t.sql,
-        Array.from({ length: count }, (_, i) => ({ name: `Animal ${i}`, categoryId: i + 1, status: status(i) })),
+        Array.from({ length: count }, (_, i) => ({ name: `Animal ${i}`, categoryId: category(i), status: status(i) })),
       );
+/** The query of a walk's filters: `&status=…&categoryId=…`, each when set. */
+const filterQuery = (status?: Status, categoryId?: number) =>
+  `${status ? `&status=${status}` : ''}${categoryId === undefined ? '' : `&categoryId=${categoryId}`}`;
+const kept = (status?: Status, categoryId?: number) => (p: Pet) =>
+  (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId);
 
 const NEXT = /^<([^>]+)>; rel="next"$/;
 
@@ -49,7 +68,8 @@ async function walk(first: string, between: (page: number, next: string) => Prom
     if (next !== undefined) {
       // The next page keeps this page's limit and filter, and only adds the cursor.
       const { cursor, ...rest } = query(next);
-      expect(rest).toEqual({ limit: String(limit), ...(query(url).status && { status: query(url).status }) });
+      const { status, categoryId } = query(url);
+      expect(rest).toEqual({ limit: String(limit), ...(status && { status }), ...(categoryId && { categoryId }) });
       expect(cursor).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
       expect(new URL(next, 'http://x').pathname).toBe('/v1/pets');
       // A page with more after it is full.
@@ -89,22 +109,28 @@ describe('listPets pages: following Link rel="next"', () => {
     expect(head.headers.link).toBe(get.headers.link);
   });
 
-  test('when a walk follows the links, for any number of animals, limit and filter, then every animal comes once, in id order', async () => {
+  test('when a walk follows the links, for any number of animals, limit and filters, then every animal comes once, in id order', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 120 }),
         fc.integer({ min: 1, max: 100 }),
         fc.constantFrom<Status | undefined>(undefined, ...petStatusValues),
+        fc.constantFrom<number | undefined>(undefined, 0, 1, -9007199254740991, 9007199254740991),
         fc.integer({ min: 0, max: 2 ** 31 }),
-        async (count, limit, status, seed) => {
+        async (count, limit, status, categoryId, seed) => {
           await t.sql`TRUNCATE pets RESTART IDENTITY`;
-          // Statuses spread unevenly, so that a filtered walk's pages skip runs of other animals.
-          const pets = await arrange(count, (i) => petStatusValues[((i * 7 + seed) % 5) % 3] ?? 'available');
-          const seen = await walk(`/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}`);
-          expect(seen).toEqual(pets.filter((p) => status === undefined || p.status === status));
+          // Statuses and categories spread unevenly, so that a filtered walk's pages skip runs of other animals.
+          const categories = [0, 1, -9007199254740991, 9007199254740991, 1];
+          const pets = await arrange(
+            count,
+            (i) => petStatusValues[((i * 7 + seed) % 5) % 3] ?? 'available',
+            (i) => categories[((i * 3 + seed) % 7) % 5] ?? 0,
+          );
+          const seen = await walk(`/v1/pets?limit=${limit}${filterQuery(status, categoryId)}`);
+          expect(seen).toEqual(pets.filter(kept(status, categoryId)));
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 40 },
     );
   }, 120_000);
 
@@ -118,19 +144,24 @@ describe('listPets pages: following Link rel="next"', () => {
   });
 
   test('when animals are added and removed during a walk, then none is seen twice, the order holds, and every animal that existed throughout is seen', async () => {
-    for (const status of [undefined, 'pending'] as const) {
+    for (const [status, categoryId] of [
+      [undefined, undefined],
+      ['pending', undefined],
+      [undefined, 2],
+      ['pending', 1],
+    ] as const) {
       await t.sql`TRUNCATE pets RESTART IDENTITY`;
-      const before = await arrange(240);
+      const before = await arrange(240, undefined, (i) => i % 3);
       const removed = new Set<number>();
-      const seen = await walk(`/v1/pets?limit=9${status ? `&status=${status}` : ''}`, async (page, next) => {
+      const seen = await walk(`/v1/pets?limit=9${filterQuery(status, categoryId)}`, async (page, next) => {
         // Between pages: new animals (through the API and directly), and removals on both sides of the
         // cursor, the animal the cursor stands after among them.
         await t.api
           .post('/v1/pets')
           .set(auth())
-          .send({ name: `Added ${page}`, categoryId: page, status: 'pending' })
+          .send({ name: `Added ${page}`, categoryId: page % 3, status: 'pending' })
           .expect(201);
-        await insertPets(t.sql, [{ name: `Inserted ${page}`, categoryId: page, status: 'pending' }]);
+        await insertPets(t.sql, [{ name: `Inserted ${page}`, categoryId: page % 3, status: 'pending' }]);
         const [lastSeen] = await t.sql<{ id: number }[]>`SELECT max(id)::int AS id FROM pets WHERE id <= ${page * 9 + 9}`;
         const victims = await t.sql<{ id: number }[]>`
           DELETE FROM pets WHERE id IN (${lastSeen?.id ?? 0}, ${page * 13 + 100}, ${page * 5 + 1}) RETURNING id::int AS id`;
@@ -139,9 +170,10 @@ describe('listPets pages: following Link rel="next"', () => {
       });
       expect(new Set(ids(seen)).size).toBe(seen.length);
       expect(ids(seen)).toEqual([...ids(seen)].sort((a, b) => a - b));
-      const throughout = before.filter((p) => !removed.has(p.id) && (status === undefined || p.status === status));
+      const throughout = before.filter((p) => !removed.has(p.id) && kept(status, categoryId)(p));
+      expect(throughout.length).toBeGreaterThan(20);
       expect(ids(seen)).toEqual(expect.arrayContaining(ids(throughout)));
-      expect(seen.every((p) => status === undefined || p.status === status)).toBe(true);
+      expect(seen.every(kept(status, categoryId))).toBe(true);
     }
   });
 
@@ -196,9 +228,11 @@ describe('listPets pages: a cursor the service did not issue for this walk is re
     };
   });
 
-  const refused = async (q: string, message: string | RegExp) => {
+  /** A 400 naming the cursor and the rule it broke: by default, not one this service issued. */
+  const refused = async (q: string, message: string | RegExp, rules = [message === NOT_ISSUED ? 'cursor' : 'cursorFilter']) => {
     const res = await t.api.get(`/v1/pets?${q}`).set(auth()).expect(400);
-    expect(res.body).toEqual({ code: 'validation_failed', message: expect.stringMatching(message), status: 400 });
+    const fields = rules.map((rule): Field => ['query', 'cursor', rule]);
+    expect(res.body).toEqual(badRequest('validation_failed', expect.stringMatching(message), fields));
     expect(res.body.message).toContain("query parameter 'cursor'");
     return res;
   };
@@ -252,11 +286,28 @@ describe('listPets pages: a cursor the service did not issue for this walk is re
   test('when a cursor made for one status filter is sent with another, or with none, then 400 names the filter and no animal of the other filter comes back', async () => {
     await refused(`status=available&cursor=${cursors.sold}`, /was issued for a walk with status=sold/);
     await refused(`cursor=${cursors.sold}`, /was issued for a walk with status=sold/);
-    await refused(`status=pending&cursor=${cursors.none}`, /was issued for a walk without a status filter/);
+    await refused(`status=pending&cursor=${cursors.none}`, /was issued for a walk without a filter/);
     await refused(`status=sold&cursor=${cursors.pending}`, /was issued for a walk with status=pending/);
     // The same cursors with their own filters are accepted.
     await t.api.get(`/v1/pets?status=sold&cursor=${cursors.sold}`).set(auth()).expect(200);
     await t.api.get(`/v1/pets?cursor=${cursors.none}`).set(auth()).expect(200);
+  });
+
+  test('when a cursor made for a category (with or without a status) is sent with another category, another status, or none, then 400 names its filters', async () => {
+    await t.sql`UPDATE pets SET category_id = id % 2`;
+    const cursorOf = async (url: string) => query(nextOf(await t.api.get(url).set(auth()).expect(200)) as string).cursor as string;
+    const one = await cursorOf('/v1/pets?limit=1&categoryId=1');
+    const soldOne = await cursorOf('/v1/pets?limit=1&categoryId=1&status=sold');
+    await refused(`categoryId=0&cursor=${one}`, /was issued for a walk with categoryId=1:/);
+    await refused(`cursor=${one}`, /was issued for a walk with categoryId=1:/);
+    await refused(`categoryId=1&status=sold&cursor=${one}`, /was issued for a walk with categoryId=1:/);
+    await refused(`categoryId=1&cursor=${soldOne}`, /was issued for a walk with status=sold and categoryId=1:/);
+    await refused(`categoryId=1&cursor=${cursors.none}`, /was issued for a walk without a filter:/);
+    await t.api.get(`/v1/pets?categoryId=1&status=sold&cursor=${soldOne}`).set(auth()).expect(200);
+    // A category cursor's bytes with its category changed, its tag kept.
+    const bytes = Buffer.from(one, 'base64url');
+    bytes.writeBigInt64BE(BigInt(0), 2);
+    await refused(`categoryId=0&cursor=${bytes.toString('base64url')}`, NOT_ISSUED);
   });
 
   test.each([
@@ -267,7 +318,15 @@ describe('listPets pages: a cursor the service did not issue for this walk is re
     ['twice', 'cursor=AQAA&cursor=AQAB', "query parameter 'cursor' must be string"],
     ['JSON inside it', `cursor=${encodeURIComponent('{"afterId":1}')}`, "query parameter 'cursor' must match the pattern"],
   ])('when the cursor is %s, then 400 names the parameter and the rule', async (_what, q, message) => {
-    await refused(q, new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    // An empty cursor breaks its pattern too (one character or more).
+    const rules = /fewer/.test(message)
+      ? ['minLength', 'pattern']
+      : /more than/.test(message)
+        ? ['maxLength']
+        : /string/.test(message)
+          ? ['type']
+          : ['pattern'];
+    await refused(q, new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), rules);
   });
 
   test('when the key is missing, then 401 comes before the cursor is looked at', async () => {
