@@ -75,14 +75,15 @@ const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
  */
 function placeOf(e: ErrorObject, headerNames: readonly string[]): Pick<FieldError, 'in' | 'name' | 'pointer'> {
   const p = e.params as Record<string, unknown>;
-  const child = e.keyword === 'required' ? p.missingProperty : e.keyword === 'additionalProperties' ? p.additionalProperty : undefined;
+  const named = e.keyword === 'required' ? p.missingProperty : e.keyword === 'additionalProperties' ? p.additionalProperty : undefined;
+  const child = typeof named === 'string' ? named : undefined;
   const [, location = '', ...rest] = e.instancePath.split('/');
   // A required body that is missing: the body as a whole.
   if (location === '' && child === 'requestBody') return { in: 'body', pointer: '' };
   const place = PLACE[location] ?? 'request';
   if (place === 'body')
-    return { in: place, pointer: [...rest, ...(child === undefined ? [] : [token(String(child))])].map((t) => `/${t}`).join('') };
-  const name = rest.length > 0 ? rest[0]?.replace(/~1/g, '/').replace(/~0/g, '~') : child === undefined ? undefined : String(child);
+    return { in: place, pointer: [...rest, ...(child === undefined ? [] : [token(child)])].map((t) => `/${t}`).join('') };
+  const name = rest.length > 0 ? rest[0]?.replace(/~1/g, '/').replace(/~0/g, '~') : child;
   if (name === undefined) return { in: place };
   return { in: place, name: place === 'header' ? (headerNames.find((h) => h.toLowerCase() === name.toLowerCase()) ?? name) : name };
 }
