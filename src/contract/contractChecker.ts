@@ -63,8 +63,10 @@ export class ContractChecker {
     }
     if (res.status >= 400 && !isHead) {
       if (!this.validateError(res.body)) fail('the body is not the Error schema', this.errorSchemaErrors());
-      const { status } = res.body as { status: unknown };
+      const { status, errors } = res.body as { status: unknown; errors?: unknown[] };
       if (status !== res.status) fail(`Error.status is ${String(status)}`);
+      // Every 400 names its failing fields (Error.errors); no other status has them.
+      if ((res.status === 400) !== (errors !== undefined)) fail(res.status === 400 ? 'a 400 without errors' : `a ${res.status} with errors`);
     }
     let operation;
     try {

@@ -244,6 +244,29 @@ function cursorFor(filter: string | undefined, filterOk: boolean): fc.Arbitrary<
   );
 }
 
+/** A category filter: a safe integer, or text that is none (a fraction, beyond 2^53, a word, JSON of a number, empty). */
+const category = fc.oneof(
+  { weight: 3, arbitrary: safeInt.map((n) => ({ v: String(n), ok: true })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('1.5', '9007199254740992', '-9007199254740992', 'abc', encodeURIComponent('"1"'), '', '0x10', '1e3', '%201')
+      .map((v) => ({ v, ok: false })),
+  },
+);
+/** An If-None-Match no answer's tag matches (printable text, tag lists, `*` excepted): never a 304; over 2048 characters, a 400. */
+const foreignTags = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .stringMatching(/^[\x20-\x7E]{0,40}$/)
+      .filter((v) => v.trim() !== '*')
+      .map((v) => ({ v, ok: true })),
+  },
+  { weight: 3, arbitrary: fc.stringMatching(/^(W\/)?"[A-Za-z0-9]{0,21}"(, ?(W\/)?"[a-z,]{0,5}")*$/).map((v) => ({ v, ok: true })) },
+  { weight: 1, arbitrary: fc.constantFrom('"x"'.repeat(700), '*'.repeat(2049)).map((v) => ({ v, ok: false })) },
+);
+
 const listRequest = (): fc.Arbitrary<Generated> =>
   fc
     .record({
@@ -267,21 +290,34 @@ const listRequest = (): fc.Arbitrary<Generated> =>
         { weight: 1, arbitrary: fc.constantFrom('color=red', 'offset=5', 'limit', '__proto__=1', 'LIMIT=5') },
       ),
       repeated: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      categoryId: fc.option(category, { nil: undefined, freq: 3 }),
+      ifNoneMatch: fc.option(foreignTags, { nil: undefined, freq: 3 }),
     })
     .chain((r) => fc.option(cursorFor(r.status?.v, r.status?.ok ?? true), { nil: undefined, freq: 2 }).map((cursor) => ({ ...r, cursor })))
-    .map(({ limit: l, status: s, unknown, repeated, cursor: c }) => {
+    .map(({ limit: l, status: s, unknown, repeated, cursor: c, categoryId: category, ifNoneMatch: m }) => {
+      // A category with a cursor the walk issued would only ever be another walk's (pagination.test.ts has those): none.
+      const k = c?.ok ? undefined : category;
       const parts = [
         ...(l ? [`limit=${l.v}`] : []),
         ...(s ? [`status=${s.v}`] : []),
+        ...(k ? [`categoryId=${k.v}`] : []),
         ...(c ? [`cursor=${c.v}`] : []),
         ...(unknown ? [unknown] : []),
         ...(repeated && l ? [`limit=${l.v}`] : []),
       ];
-      const ok = (l?.ok ?? true) && (s?.ok ?? true) && (c?.ok ?? true) && !unknown && !(repeated && l);
+      const ok =
+        (l?.ok ?? true) &&
+        (s?.ok ?? true) &&
+        (c?.ok ?? true) &&
+        (k?.ok ?? true) &&
+        (m?.ok ?? true) &&
+        !unknown &&
+        !(repeated && l) &&
+        !(c && k);
       return {
         method: 'GET',
         path: `/v1/pets${parts.length ? `?${parts.join('&')}` : ''}`,
-        headers: { Authorization: VALID_AUTH },
+        headers: { Authorization: VALID_AUTH, ...(m && { 'If-None-Match': m.v }) },
         expect: ok ? 'success' : 'client-error',
         why: c ? 'listPets, with a cursor' : 'listPets',
       };
