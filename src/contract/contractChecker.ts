@@ -66,7 +66,8 @@ export class ContractChecker {
       const { status, errors } = res.body as { status: unknown; errors?: unknown[] };
       if (status !== res.status) fail(`Error.status is ${String(status)}`);
       // Every 400 names its failing fields (Error.errors); no other status has them.
-      if ((res.status === 400) !== (errors !== undefined)) fail(res.status === 400 ? 'a 400 without errors' : `a ${res.status} with errors`);
+      if ((res.status === 400) !== (errors !== undefined))
+        fail(res.status === 400 ? 'a 400 without errors' : `a ${res.status} with errors`);
     }
     let operation;
     try {
