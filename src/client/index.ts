@@ -44,10 +44,33 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A read that may be answered "unchanged": the `etag` of the representation held, sent as `If-None-Match`. */
+export interface ConditionalOptions extends CallOptions {
+  ifNoneMatch: string;
+}
+
+/** A conditional read's answer when what the caller holds is still current (304): nothing to read, not counted by the rate limit. */
+export interface Unchanged {
+  unchanged: true;
+  etag: string;
+  meta: ResponseMeta;
+}
+
 export interface Page {
+  unchanged: false;
   pets: Pet[];
   /** The next page's `cursor` (from its `Link: rel="next"`); undefined on the last page. */
   next?: string;
+  /** The page's ETag: pass it as `ifNoneMatch` to a later listPets with the same query to learn whether it changed. */
+  etag: string | undefined;
+  meta: ResponseMeta;
+}
+
+export interface PetRead {
+  unchanged: false;
+  pet: Pet;
+  /** The animal's ETag: pass it as `ifNoneMatch` to a later getPet to learn whether it changed. */
+  etag: string | undefined;
   meta: ResponseMeta;
 }
 
@@ -61,12 +84,14 @@ export interface Created {
 }
 
 export interface AnimalStoreClient extends Client<paths, 'application/json'> {
-  /** One page of the catalogue (listPets). */
+  /** One page of the catalogue (listPets); with `ifNoneMatch`, Unchanged when the page is still the one of that ETag. */
+  listPets(query: ListQuery, options: ConditionalOptions): Promise<Page | Unchanged>;
   listPets(query?: ListQuery, options?: CallOptions): Promise<Page>;
   /** Every animal (of a `status`), page by page in `id` order, following each page's link; each page retried as any read. */
   walkPets(query?: Omit<ListQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Pet, void, undefined>;
-  /** One animal (getPet: deprecated; its notice goes to `onDeprecation`). */
-  getPet(petId: number, options?: CallOptions): Promise<{ pet: Pet; meta: ResponseMeta }>;
+  /** One animal (getPet: deprecated; its notice goes to `onDeprecation`); with `ifNoneMatch`, Unchanged when it still is. */
+  getPet(petId: number, options: ConditionalOptions): Promise<PetRead | Unchanged>;
+  getPet(petId: number, options?: CallOptions): Promise<PetRead>;
   /** Adds an animal exactly once: every attempt carries the same `Idempotency-Key` (a new random one unless given). */
   createPet(pet: NewPet, options?: CallOptions & { idempotencyKey?: string }): Promise<Created>;
 }
@@ -81,6 +106,12 @@ type Answer = { data?: unknown; error?: unknown; response: Response };
 function dataOf<T>({ data, error, response }: Answer): T {
   if (error !== undefined || !response.ok) throw errorFrom(error, response, attemptsFor(response));
   return data as T;
+}
+
+/** A 304 (openapi-fetch reads it as a failure with no body): what the caller holds is current. */
+function unchangedOf({ response }: Answer, sent: string | undefined): Unchanged | undefined {
+  if (response.status !== 304 || sent === undefined) return undefined;
+  return { unchanged: true, etag: response.headers.get('etag') ?? sent, meta: metaOf(response, attemptsFor(response)) };
 }
 
 export function createAnimalStoreClient(options: ClientOptions): AnimalStoreClient {
@@ -103,31 +134,51 @@ export function createAnimalStoreClient(options: ClientOptions): AnimalStoreClie
    * with the next page's link. Only the link's query is read (its limit, status and cursor) and sent to
    * this client's /pets: a proxy that serves the API under another path prefix does not lead a walk astray.
    */
-  const page = async (query: Record<string, string | number>, signal?: AbortSignal): Promise<Page & { link?: URL }> => {
-    const answer = await api.GET('/pets', { params: { query }, signal });
+  const page = async (
+    query: Record<string, string | number>,
+    { signal, ifNoneMatch }: Partial<ConditionalOptions> = {},
+  ): Promise<(Page & { link?: URL }) | Unchanged> => {
+    const header = ifNoneMatch === undefined ? {} : { 'If-None-Match': ifNoneMatch };
+    const answer = await api.GET('/pets', { params: { query, header }, signal });
+    const unchanged = unchangedOf(answer, ifNoneMatch);
+    if (unchanged) return unchanged;
     const pets = dataOf<Pet[]>(answer);
     const link = nextLink(answer.response.headers.get('link'), urlOf(answer.response));
     const meta = metaOf(answer.response, attemptsFor(answer.response));
-    return { pets, next: link?.searchParams.get('cursor') ?? undefined, meta, link };
+    const etag = answer.response.headers.get('etag') ?? undefined;
+    return { unchanged: false, pets, next: link?.searchParams.get('cursor') ?? undefined, etag, meta, link };
   };
 
   return {
     ...api,
-    listPets: async (query = {}, { signal } = {}) => {
-      const { pets, next, meta } = await page(query, signal);
-      return { pets, next, meta };
-    },
+    listPets: (async (query: ListQuery = {}, options: Partial<ConditionalOptions> = {}) => {
+      const got = await page(query, options);
+      if (got.unchanged) return got;
+      const { link: _link, ...read } = got;
+      return read;
+    }) as AnimalStoreClient['listPets'],
     async *walkPets(query = {}, { signal } = {}) {
       for (let params: Record<string, string | number> | undefined = { ...query }; params;) {
-        const { pets, link } = await page(params, signal);
-        yield* pets;
-        params = link && Object.fromEntries(link.searchParams);
+        const got = await page(params, { signal });
+        // Sent without If-None-Match: never unchanged.
+        if (got.unchanged) throw new Error('a page sent without If-None-Match was answered 304');
+        yield* got.pets;
+        params = got.link && Object.fromEntries(got.link.searchParams);
       }
     },
-    async getPet(petId, { signal } = {}) {
-      const answer = await api.GET('/pets/{petId}', { params: { path: { petId } }, signal });
-      return { pet: dataOf<Pet>(answer), meta: metaOf(answer.response, attemptsFor(answer.response)) };
-    },
+    getPet: (async (petId: number, { signal, ifNoneMatch }: Partial<ConditionalOptions> = {}) => {
+      const header = ifNoneMatch === undefined ? {} : { 'If-None-Match': ifNoneMatch };
+      const answer = await api.GET('/pets/{petId}', { params: { path: { petId }, header }, signal });
+      const unchanged = unchangedOf(answer, ifNoneMatch);
+      if (unchanged) return unchanged;
+      const { response } = answer;
+      return {
+        unchanged: false,
+        pet: dataOf<Pet>(answer),
+        etag: response.headers.get('etag') ?? undefined,
+        meta: metaOf(response, attemptsFor(response)),
+      };
+    }) as AnimalStoreClient['getPet'],
     async createPet(pet, { signal, idempotencyKey = newIdempotencyKey() } = {}) {
       try {
         const answer = await api.POST('/pets', { body: pet, params: { header: { 'Idempotency-Key': idempotencyKey } }, signal });

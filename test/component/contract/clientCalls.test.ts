@@ -152,3 +152,26 @@ describe('what an answer tells the caller', () => {
     }
   });
 });
+
+describe('conditional reads', () => {
+  test('when an animal or a page is read again with its etag, then the client says unchanged (304: one attempt, nothing parsed); once changed, it reads it', async () => {
+    const { proxy, store } = await clientWith([]);
+    const { pet } = await store.createPet(buildNewPet({ name: 'Polled', categoryId: 41 }));
+    const first = await store.getPet(pet.id);
+    expect(first).toMatchObject({ unchanged: false, pet, etag: expect.stringMatching(/^"[A-Za-z0-9_-]{22}"$/) });
+    const again = await store.getPet(pet.id, { ifNoneMatch: first.etag as string });
+    expect(again).toEqual({ unchanged: true, etag: first.etag, meta: expect.objectContaining({ attempts: 1 }) });
+    expect(proxy.seen.at(-1)?.headers['if-none-match']).toBe(first.etag);
+
+    const page = await store.listPets({ categoryId: 41 });
+    expect(page).toMatchObject({ unchanged: false, pets: [pet], next: undefined });
+    expect((await store.listPets({ categoryId: 41 }, { ifNoneMatch: page.etag as string })).unchanged).toBe(true);
+
+    await testbed.app().sql`UPDATE pets SET status = 'sold' WHERE id = ${pet.id}`;
+    const changed = await store.getPet(pet.id, { ifNoneMatch: first.etag as string });
+    expect(changed.unchanged).toBe(false);
+    if (!changed.unchanged) expect(changed.pet.status).toBe('sold');
+    const newPage = await store.listPets({ categoryId: 41 }, { ifNoneMatch: page.etag as string });
+    expect(newPage.unchanged ? undefined : newPage.pets.map((p) => p.status)).toEqual(['sold']);
+  });
+});
