@@ -106,7 +106,8 @@ export interface paths {
          * @description Returns one animal.
          *
          *     **Deprecated**: this operation is to be removed on 5 December 2030. Use
-         *     `GET /pets` with the `status` and `categoryId` filters instead. Every response of this
+         *     `GET /pets` with the `status` filter instead (and `categoryId`, to narrow it to a
+         *     category). Every response of this
          *     operation carries the `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and
          *     `Link` headers: `rel="successor-version"` (the operation to use instead)
          *     and `rel="deprecation"` (RFC 9745 §3: this page, on the service's reference).
@@ -199,7 +200,7 @@ export interface components {
              */
             status: number;
             /**
-             * @description On every 400 (since 1.1.0): each failing field, in the order they were found. Absent
+             * @description On every 400: each failing field, in the order they were found. Absent
              *     on other statuses. `code`, `message` and `status` say what they always said.
              */
             errors?: components["schemas"]["FieldError"][];
@@ -576,7 +577,7 @@ export interface components {
          */
         Sunset: string;
         /**
-         * @description The replacement operation, `rel="successor-version"`, and from 1.1.0 the operation's
+         * @description The replacement operation, `rel="successor-version"`, and the operation's
          *     page on the service's reference (`/docs/`), which says how to migrate,
          *     `rel="deprecation"` (RFC 9745 §3).
          * @example </v1/pets>; rel="successor-version", </docs/#/animals/getPet>; rel="deprecation"

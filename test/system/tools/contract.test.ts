@@ -105,7 +105,13 @@ describe('npm run contract', () => {
   test('when a breaking change is listed in spec/accepted-changes.yaml, then contract:release ships it, appends the changelog and consumes the entry; an expired entry fails npm run contract', () => {
     const project = scratchProject();
     try {
-      project.write('spec/openapi.yaml', spec.replace('version: 1.0.0', 'version: 1.1.0').replace('maximum: 100\n', 'maximum: 50\n'));
+      project.write('spec/openapi.yaml', spec.replace(/^  version: .+$/m, '  version: 1.1.0').replace('maximum: 100\n', 'maximum: 50\n'));
+      // What the next release adds, in words, written as it landed: the release takes it up.
+      const words = 'Pages are at most 50 animals.';
+      project.write(
+        'spec/CHANGELOG.md',
+        project.read('spec/CHANGELOG.md').replace(/\n## Unreleased\n[\s\S]*$/, '') + `\n## Unreleased\n\n${words}\n`,
+      );
       const entry = (expires: string) =>
         `accepted:\n  - rule: request-maximum-lowered\n    operation: GET /pets\n    reason: No client asks for more than 50.\n    expires: ${expires}\n`;
       project.write('spec/accepted-changes.yaml', `# kept comment\n${entry('2020-01-01')}`);
@@ -120,8 +126,9 @@ describe('npm run contract', () => {
       const changelog = project.read('spec/CHANGELOG.md');
       expect(changelog).toContain('## 1.0.0 (2026-11-22)');
       expect(changelog).toMatch(
-        /## 1\.1\.0 \(\d{4}-\d{2}-\d{2}\), after 1\.0\.0\n\n### Breaking changes shipped on purpose \(accepted\)\n\n- `GET \/pets`: maximum lowered: 100 → 50 \[accepted until 2099-01-01: No client asks for more than 50\.\] \(`request-maximum-lowered`\)\n/,
+        /## 1\.1\.0 \(\d{4}-\d{2}-\d{2}\), after 1\.0\.0\n\nPages are at most 50 animals\.\n\n### Breaking changes shipped on purpose \(accepted\)\n\n- `GET \/pets`: maximum lowered: 100 → 50 \[accepted until 2099-01-01: No client asks for more than 50\.\] \(`request-maximum-lowered`\)\n/,
       );
+      expect(changelog).not.toContain('## Unreleased');
       expect(project.read('spec/released/1.1.0.yaml')).toContain('maximum: 50');
       // Its bill of materials beside it: what shipped, production dependencies only.
       expect(released.stdout).toMatch(
@@ -187,7 +194,10 @@ describe('npm run contract', () => {
     test('when the same breaking change comes with a new major version and base path, then it passes', async () => {
       const r = await checkRelease(
         specWith('v2', (s) =>
-          s.replace('maximum: 100\n', 'maximum: 50\n').replace('version: 1.0.0', 'version: 2.0.0').replace(/\/v1$/gm, '/v2'),
+          s
+            .replace('maximum: 100\n', 'maximum: 50\n')
+            .replace(/^  version: .+$/m, '  version: 2.0.0')
+            .replace(/\/v1$/gm, '/v2'),
         ),
         undefined,
         new Date('2026-11-22'),
@@ -196,7 +206,7 @@ describe('npm run contract', () => {
     });
 
     test('when a new major version keeps the old base path, then it fails', async () => {
-      const r = await checkRelease(specWith('v2-path', (s) => s.replace('version: 1.0.0', 'version: 2.0.0')));
+      const r = await checkRelease(specWith('v2-path', (s) => s.replace(/^  version: .+$/m, '  version: 2.0.0')));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('info.version is 2.0.0, so every server URL must end in /v2');
     });
@@ -220,7 +230,7 @@ describe('npm run contract', () => {
       ],
       ['the limit maximum raised', (s: string) => s.replace('maximum: 100\n', 'maximum: 200\n')],
       ['a description changed', (s: string) => s.replace('summary: List animals', 'summary: List the animals')],
-      ['a minor version', (s: string) => s.replace('version: 1.0.0', 'version: 1.1.0')],
+      ['a minor version', (s: string) => s.replace(/^  version: .+$/m, '  version: 1.2.0')],
     ])('when %s, then the release check passes', async (name, edit) => {
       const r = await checkRelease(specWith(`ok-${name.replace(/\W+/g, '-')}`, edit), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true });
