@@ -542,7 +542,6 @@ export interface components {
          *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
          *     representation, the answer is 304 with no body. A value that is no list of entity tags
          *     is ignored (the full answer is given).
-         * @example "hUX2t0ayWZr8v3kcLdKk9A"
          */
         IfNoneMatch: string;
     };
@@ -714,7 +713,6 @@ export interface operations {
                 /**
                  * @description Only animals of this category (their `categoryId`); combinable with `status`.
                  *     A decimal integer within ±(2^53−1); anything else is refused with 400.
-                 * @example 1
                  */
                 categoryId?: number;
                 /**
@@ -733,7 +731,6 @@ export interface operations {
                  *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
                  *     representation, the answer is 304 with no body. A value that is no list of entity tags
                  *     is ignored (the full answer is given).
-                 * @example "hUX2t0ayWZr8v3kcLdKk9A"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -920,7 +917,6 @@ export interface operations {
                  *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
                  *     representation, the answer is 304 with no body. A value that is no list of entity tags
                  *     is ignored (the full answer is given).
-                 * @example "hUX2t0ayWZr8v3kcLdKk9A"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };

@@ -105,7 +105,7 @@ describe('npm run contract', () => {
   test('when a breaking change is listed in spec/accepted-changes.yaml, then contract:release ships it, appends the changelog and consumes the entry; an expired entry fails npm run contract', () => {
     const project = scratchProject();
     try {
-      project.write('spec/openapi.yaml', spec.replace(/^  version: .+$/m, '  version: 1.1.0').replace('maximum: 100\n', 'maximum: 50\n'));
+      project.write('spec/openapi.yaml', spec.replace(/^ {2}version: .+$/m, '  version: 1.1.0').replace('maximum: 100\n', 'maximum: 50\n'));
       // What the next release adds, in words, written as it landed: the release takes it up.
       const words = 'Pages are at most 50 animals.';
       project.write(
@@ -196,7 +196,7 @@ describe('npm run contract', () => {
         specWith('v2', (s) =>
           s
             .replace('maximum: 100\n', 'maximum: 50\n')
-            .replace(/^  version: .+$/m, '  version: 2.0.0')
+            .replace(/^ {2}version: .+$/m, '  version: 2.0.0')
             .replace(/\/v1$/gm, '/v2'),
         ),
         undefined,
@@ -206,7 +206,7 @@ describe('npm run contract', () => {
     });
 
     test('when a new major version keeps the old base path, then it fails', async () => {
-      const r = await checkRelease(specWith('v2-path', (s) => s.replace(/^  version: .+$/m, '  version: 2.0.0')));
+      const r = await checkRelease(specWith('v2-path', (s) => s.replace(/^ {2}version: .+$/m, '  version: 2.0.0')));
       expect(r.ok).toBe(false);
       expect(r.detail).toContain('info.version is 2.0.0, so every server URL must end in /v2');
     });
@@ -230,7 +230,7 @@ describe('npm run contract', () => {
       ],
       ['the limit maximum raised', (s: string) => s.replace('maximum: 100\n', 'maximum: 200\n')],
       ['a description changed', (s: string) => s.replace('summary: List animals', 'summary: List the animals')],
-      ['a minor version', (s: string) => s.replace(/^  version: .+$/m, '  version: 1.2.0')],
+      ['a minor version', (s: string) => s.replace(/^ {2}version: .+$/m, '  version: 1.2.0')],
     ])('when %s, then the release check passes', async (name, edit) => {
       const r = await checkRelease(specWith(`ok-${name.replace(/\W+/g, '-')}`, edit), undefined, new Date('2026-11-22'));
       expect(r).toMatchObject({ ok: true });
