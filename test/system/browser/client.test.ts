@@ -54,6 +54,9 @@ function webApp() {
       const walked = [];
       for await (const pet of store.walkPets({ limit: 1 })) walked.push(pet.id);
       const fetched = await store.getPet(first.pet.id);
+      // Across origins: the ETag is exposed, If-None-Match passes the preflight, the 304 reaches the script.
+      const unchanged = await store.listPets({ limit: 1 }, { ifNoneMatch: page.etag });
+      const byCategory = await store.listPets({ categoryId: 4 });
       let failure;
       try { await store.getPet(9007199254740991); } catch (err) {
         failure = { isTyped: err instanceof AnimalStoreError, code: err.code, status: err.status, requestId: typeof err.meta.requestId };
@@ -65,6 +68,9 @@ function webApp() {
         page: { ids: page.pets.map((p) => p.id), next: typeof page.next, rateLimit: page.meta.rateLimit },
         walked,
         fetched: fetched.pet,
+        etag: typeof page.etag,
+        unchanged: unchanged.unchanged,
+        byCategory: byCategory.pets.map((p) => p.name),
         failure,
       };
     })()`);
@@ -80,6 +86,7 @@ function webApp() {
     expect(r.page).toEqual({ ids: [r.first.pet.id], next: 'string', rateLimit: expect.stringMatching(/^"per-key"/) });
     expect(r.walked).toEqual([r.first.pet.id, r.first.pet.id + 1]);
     expect(r.fetched).toEqual(r.first.pet);
+    expect([r.etag, r.unchanged, r.byCategory]).toEqual(['string', true, ['Browsed too']]);
     expect(r.failure).toEqual({ isTyped: true, code: 'not_found', status: 404, requestId: 'string' });
     // getPet is deprecated: the default hook warned once, though it was called twice.
     expect(warnings.filter((w) => w.includes('GET /pets/{petId} is deprecated'))).toHaveLength(1);
