@@ -42,7 +42,7 @@ function runCommand(command: string[], options: { cwd: string; env?: NodeJS.Proc
 const USAGE = `
 import { client } from './client/client.gen';
 import { createPet, getHealth, getReadiness, listPets } from './client/sdk.gen';
-import type { Pet } from './client/types.gen';
+import type { FieldError, Pet } from './client/types.gen';
 
 // Compiles only while Pet.status is required (the generated type intersects Pet's allOf branches).
 type StatusIsRequired = {} extends Pick<Pet, 'status'> ? false : true;
@@ -55,18 +55,27 @@ async function main(): Promise<void> {
   const created = await createPet({ body: { name: 'Generated', categoryId: 7 } });
   const page = await listPets({ query: { limit: 1 } });
   const status: Pet['status'] | undefined = created.data?.status;
+  // Added to the released 1.0.0: the category filter, the field-level errors, If-None-Match.
+  const byCategory = await listPets({ query: { categoryId: 1 } });
+  const refused = await createPet({ body: { name: '', categoryId: 7 } });
+  const fields: FieldError[] | undefined = refused.error?.errors;
+  const etag = page.response.headers.get('etag') ?? '';
+  const again = await listPets({ query: { limit: 1 }, headers: { 'If-None-Match': etag } });
   process.stdout.write(JSON.stringify({
     health: [health.response.status, health.data],
     readiness: [readiness.response.status, readiness.data],
     created: [created.response.status, status],
     page: [page.response.status, page.data, page.response.headers.get('link')],
+    byCategory: [byCategory.response.status, byCategory.data?.map((p) => p.name)],
+    refused: [refused.response.status, fields?.map((f) => [f.in, f.pointer, f.rule])],
+    again: [again.response.status, again.response.headers.get('etag') === etag],
   }));
 }
 void main();
 `;
 
 describe('a third-party generator (@hey-api/openapi-ts) reads the spec right', () => {
-  test('when a client is generated from the spec and used as generated, then Pet.status is required, and the probes and the API answer it', async () => {
+  test('when a client is generated from the spec and used as generated, then Pet.status is required, the additions are typed (categoryId, FieldError, If-None-Match), and the probes and the API answer it', async () => {
     const generate = await runCommand(
       [bin('openapi-ts'), '-i', path.join(projectRoot, 'spec', 'openapi.yaml'), '-o', path.join(dir, 'client')],
       {
@@ -120,6 +129,9 @@ describe('a third-party generator (@hey-api/openapi-ts) reads the spec right', (
         [{ id: expect.any(Number), name: 'First', categoryId: 1, status: 'sold' }],
         expect.stringMatching(/^<\/v1\/pets\?limit=1&cursor=[A-Za-z0-9_-]+>; rel="next"$/),
       ],
+      byCategory: [200, ['First']],
+      refused: [400, [['body', '/name', 'minLength']]],
+      again: [304, true],
     });
   }, 120_000);
 });
