@@ -157,4 +157,22 @@ describe('a 304 comes after the key and the scope, and is not counted', () => {
     const refused = await as('/v1/pets', page.headers.etag).expect(429);
     expect(refused.body.code).toBe('rate_limited');
   });
+
+  test('when 200 re-reads with the tag arrive at once, then none is counted: afterwards exactly what was left passes, then 429', async () => {
+    const client = await issueKey(t, { scopes: ['pets:read'] });
+    const as = (tag?: string) => {
+      const req = t.api.get('/v1/pets').set(auth(client.key));
+      return tag === undefined ? req : req.set('If-None-Match', tag);
+    };
+    await insertPet(t.sql, { name: 'Burst', categoryId: 1, status: 'available' });
+    const first = await as().expect(200);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => as(first.headers.etag)));
+    expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 200 }, () => 304));
+    // Each 304 says what was left as it was answered: at most what the first read left (others were in flight).
+    expect(Math.max(...answers.map(remaining))).toBeLessThanOrEqual(remaining(first));
+    // The window holds LIMIT - 1 more full answers, not one fewer and not one more.
+    const rest = await Promise.all(Array.from({ length: LIMIT }, () => as()));
+    expect(rest.filter((r) => r.status === 200)).toHaveLength(LIMIT - 1);
+    expect(rest.filter((r) => r.status === 429)).toHaveLength(1);
+  });
 });
