@@ -561,7 +561,8 @@ export interface components {
         "RateLimit-Policy": string;
         /**
          * @description What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests
-         *     remaining, `t` seconds until the window resets. Sent when rate limiting is on.
+         *     remaining, `t` seconds until the window resets. Sent when rate limiting is on. A
+         *     conditional read answered 304 is not counted: its `r` is what was left before it.
          * @example "per-key";r=5987;t=42
          */
         RateLimit: string;
