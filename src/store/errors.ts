@@ -95,6 +95,11 @@ const UNAVAILABLE_CODES = new Set([
   '57P03', // cannot_connect_now
   '57014', // query_canceled (statement_timeout)
   '25006', // read_only_sql_transaction: a standby (a failover under way); the connection is dropped
+  // invalid_sql_statement_name, "prepared statement … does not exist": the statement never ran (its
+  // Bind failed). postgres.js prepares it again on a retry, but reports this first error when the
+  // retry fails too, as it does on a server going down during a failover (seen in CI: a create's
+  // COMMIT status check answered 500 instead of being asked again of the promoted server).
+  '26000',
   '53300', // too_many_connections
   '40001', // serialization_failure
   '40P01', // deadlock_detected

@@ -42,3 +42,19 @@ describe('toHttpError', () => {
     expect(shape(err)).toEqual({ status: 500, code: 'internal_error', message: 'An unexpected error occurred' });
   });
 });
+
+describe('toHttpError: the database cannot serve right now', () => {
+  const postgresError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: 'ERROR' });
+  test.each([
+    ['a server shutting down (57P01)', postgresError('57P01', 'terminating connection due to administrator command')],
+    ['a standby refusing a write (25006)', postgresError('25006', 'cannot execute INSERT in a read-only transaction')],
+    [
+      'a prepared statement the server does not have (26000): it never ran',
+      postgresError('26000', 'prepared statement "x1" does not exist'),
+    ],
+    ['a connection error (08006)', postgresError('08006', 'connection failure')],
+  ])('when %s is thrown, then it is 503 with Retry-After', (_what, err) => {
+    const failure = toHttpError(err);
+    expect([failure.status, failure.code, failure.headers['Retry-After']]).toEqual([503, 'service_unavailable', '1']);
+  });
+});
