@@ -10,6 +10,9 @@ export type FieldError = components['schemas']['FieldError'];
 export const ERROR_MESSAGE_MAX_LENGTH = 1000;
 /** The contract bounds Error.errors (maxItems 100): the first ones found are kept. */
 export const FIELD_ERRORS_MAX = 100;
+
+/** RFC 6901: one reference token of a JSON Pointer, `~` and `/` escaped. */
+export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 export function errorMessage(text: string): string {
   if (text.length <= ERROR_MESSAGE_MAX_LENGTH) return text; // UTF-16 units: never fewer than characters
   const chars = [...text];

@@ -1,7 +1,7 @@
 import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldError } from './errorBody';
+import { pointerToken, type FieldError } from './errorBody';
 import type { OperationFacts } from './spec';
 
 const anything = () => true;
@@ -66,8 +66,6 @@ export function describeErrors(errors: readonly ErrorObject[]): string {
 }
 
 const PLACE: Record<string, FieldError['in']> = { query: 'query', path: 'path', header: 'header', headers: 'header', requestBody: 'body' };
-/** RFC 6901: a reference token, `~` and `/` escaped. */
-const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Where an ajv error is: a parameter's or header's name, or a JSON Pointer into the body (ajv's
@@ -82,7 +80,7 @@ function placeOf(e: ErrorObject, headerNames: readonly string[]): Pick<FieldErro
   if (location === '' && child === 'requestBody') return { in: 'body', pointer: '' };
   const place = PLACE[location] ?? 'request';
   if (place === 'body')
-    return { in: place, pointer: [...rest, ...(child === undefined ? [] : [token(child)])].map((t) => `/${t}`).join('') };
+    return { in: place, pointer: [...rest, ...(child === undefined ? [] : [pointerToken(child)])].map((t) => `/${t}`).join('') };
   const name = rest.length > 0 ? rest[0]?.replace(/~1/g, '/').replace(/~0/g, '~') : child;
   if (name === undefined) return { in: place };
   return { in: place, name: place === 'header' ? (headerNames.find((h) => h.toLowerCase() === name.toLowerCase()) ?? name) : name };

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
+import { pointerToken } from '../contract/errorBody';
 import type { BodyType } from '../contract/spec';
 import { HttpError, invalidField } from './errors';
 import { BODY_LIMIT_BYTES, hasBody } from './connection';
@@ -149,9 +150,6 @@ function changesWhenParsed(token: string): boolean {
   const exact = exactIntegerOf(token);
   return exact === undefined || exact !== BigInt(n);
 }
-
-/** RFC 6901: a reference token, `~` and `/` escaped. */
-export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Where the scan stands inside one object or array: the key of the value being read, or its index. */
 type Level = { key: string | undefined } | { index: number };
