@@ -11,6 +11,10 @@ import { type Metrics, createMetrics } from './ops/metrics';
 import { replyViolationReport } from './ops/replyViolations';
 import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
+import { mcpRouter } from './mcp/endpoint';
+import { createAuthenticator } from './http/auth';
+import { checkToolsMatchSpec } from './contract/mcpTools';
+import { mcpTools } from '../generated/mcp-tools';
 
 /**
  * What the app is built from: everything the request pipeline takes (`PipelineDeps`, documented
@@ -28,6 +32,8 @@ export interface AppDeps extends Omit<PipelineDeps, 'backend' | 'onReplyViolatio
   metricsOnOwnPort?: boolean;
   /** CORS_ORIGINS: web origins allowed to call from a browser, or `*`; absent: no CORS headers. */
   corsOrigins?: readonly string[] | '*';
+  /** MCP_ENABLED: the MCP endpoint at /mcp; `loopbackOnly` when HOST is a loopback address (the Host must name loopback). */
+  mcp?: { loopbackOnly: boolean };
 }
 
 /** The methods the spec's operations use, with HEAD beside GET and OPTIONS: what a preflight may be told. */
@@ -51,6 +57,22 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.use(requestLog({ ...deps.logging, metrics, countedByClient: deprecatedOperations(spec), tracing: deps.tracing }));
   // RFC 9112 §3.2: one valid Host, or 400.
   app.use(requireValidHost);
+  // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
+  if (deps.mcp) {
+    checkToolsMatchSpec(mcpTools, [...spec.operations.values()].filter((op) => op.scopes.length > 0).map((op) => op.operationId));
+    app.use(
+      mcpRouter({
+        tools: mcpTools,
+        authenticate: createAuthenticator({ apiKeys: deps.apiKeys, registry: deps.keyRegistry, scopes: spec.scopes }),
+        name: 'animal-store-api',
+        version: spec.document.info.version,
+        allowedOrigins: deps.corsOrigins === '*' || deps.corsOrigins === undefined ? [] : deps.corsOrigins,
+        loopbackOnly: deps.mcp.loopbackOnly,
+        metrics,
+        tracing: deps.tracing,
+      }),
+    );
+  }
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
   if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
   // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.

@@ -117,6 +117,9 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
 }
 
 /** The app on the stores, and METRICS_PORT's app sharing its metrics. */
+/** HOST names a loopback address: only this machine reaches the service. */
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing } = parts;
   const { idempotencyTtlSeconds } = config;
@@ -141,6 +144,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     rateLimiter,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
+    mcp: config.mcpEnabled ? { loopbackOnly: isLoopbackHost(config.host) } : undefined,
     tracing,
   });
   return { app, metricsApp: config.metricsPort === undefined ? undefined : createMetricsApp(metrics, config.metricsToken) };

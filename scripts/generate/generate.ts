@@ -5,6 +5,7 @@
  *   generated/openapi.ts    the types, by openapi-typescript, from the bundled spec (rewritten)
  *   generated/handlers.ts   the handler registry, one import per operationId (rewritten)
  *   generated/security.ts   the scopes the operations' security requirements name (rewritten)
+ *   generated/mcp-tools.ts  one MCP tool per operation that needs a key (rewritten; mcpTools.ts)
  *   src/handlers/<op>.ts    a stub answering 501, for an operation that has no handler (never overwritten)
  *   test/component/operations/<op>.test.ts   a test.todo per documented response (never overwritten)
  */
@@ -15,6 +16,7 @@ import path from 'node:path';
 import type { OpenAPIV3 } from 'openapi-types';
 import { type Spec, loadSpec, resolve } from '../../src/contract/spec';
 import { projectRoot } from '../../src/paths';
+import { mcpToolsFile } from './mcpTools';
 
 export interface Operation {
   operationId: string;
@@ -181,6 +183,7 @@ export async function planGeneration(specFile: string, root = projectRoot): Prom
     { file: 'generated/openapi.ts', content: typesFor(specFile, spec), kind: 'generated' },
     { file: 'generated/handlers.ts', content: registry(operations), kind: 'generated' },
     { file: 'generated/security.ts', content: security(spec), kind: 'generated' },
+    { file: 'generated/mcp-tools.ts', content: mcpToolsFile(spec), kind: 'generated' },
   ];
   for (const op of operations) {
     if (existing.has(op.operationId)) continue;

@@ -61,6 +61,8 @@ export interface Config {
   validateResponses: ResponseValidation;
   /** Web origins allowed to call the API from a browser (CORS); `*` any; undefined: no CORS headers. */
   corsOrigins: string[] | '*' | undefined;
+  /** MCP_ENABLED: serve the MCP endpoint at /mcp (default false). */
+  mcpEnabled: boolean;
   /** OpenTelemetry traces (OTEL_* variables); off unless OTEL_TRACES_EXPORTER names an exporter. */
   tracing: TracingConfig;
 }
@@ -230,6 +232,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (!RESPONSE_VALIDATION.includes(validateResponses))
     problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
+  const mcpEnabled = (env.MCP_ENABLED ?? 'false') === 'true';
+  if (env.MCP_ENABLED !== undefined && env.MCP_ENABLED !== 'true' && env.MCP_ENABLED !== 'false')
+    problems.push(`MCP_ENABLED must be true or false, got ${JSON.stringify(env.MCP_ENABLED)}`);
   const tracing = parseTracing(env, problems);
   if (requestTimeoutMs < headersTimeoutMs)
     problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
@@ -261,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     allowStubs,
     validateResponses,
     corsOrigins,
+    mcpEnabled,
     tracing,
   };
 }

@@ -16,6 +16,8 @@ export interface RequestLogFields {
   apiKey?: string;
   /** The client the key belongs to (its name). */
   client?: string;
+  /** POST /mcp: the tools the request called. */
+  mcpTool?: string;
   /** Tracing on: the request's trace and server span (W3C hex ids), as OpenTelemetry's log correlation names them. */
   trace_id?: string;
   span_id?: string;
@@ -146,6 +148,7 @@ function requestLineWriter(logger: Logger, { destination, base, time }: Required
     if (f.route !== undefined) line += `,"route":${str(f.route)}`;
     if (f.apiKey !== undefined) line += `,"apiKey":${str(f.apiKey)}`;
     if (f.client !== undefined) line += `,"client":${str(f.client)}`;
+    if (f.mcpTool !== undefined) line += `,"mcpTool":${str(f.mcpTool)}`;
     if (f.trace_id !== undefined) line += `,"trace_id":${str(f.trace_id)},"span_id":${str(f.span_id)}`;
     destination.write(`${line},"msg":${str(msg)}}\n`);
   };

@@ -79,6 +79,12 @@ export function createMetrics({
       this.set(queriesInFlight());
     },
   });
+  const mcpToolCalls = new Counter({
+    name: 'animal_store_mcp_tool_calls_total',
+    help: 'MCP tool calls (POST /mcp), by tool and outcome: ok, or error (the tool result an agent is told failed).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
   if (replica) replicaMetrics(registry, replica);
   return {
     registry,
@@ -100,6 +106,9 @@ export function createMetrics({
     },
     replyViolation(operationId: string, status: number) {
       replyViolations.inc({ operationId, status: String(status) });
+    },
+    mcpToolCall(tool: string, outcome: 'ok' | 'error') {
+      mcpToolCalls.inc({ tool, outcome });
     },
   };
 }

@@ -29,6 +29,8 @@ export interface RequestFacts {
   keyId?: string;
   /** The client that key belongs to, once the key was accepted. */
   client?: string;
+  /** POST /mcp: the tools it called (comma-separated when a batch called several). */
+  mcpTool?: string;
   /** The fault behind a 5xx, kept for the log line (never sent). */
   err?: unknown;
 }
@@ -62,7 +64,7 @@ export function requestLog({ logger, requestLine, metrics, countedByClient, trac
     res.on('close', () => {
       const finished = res.writableFinished;
       const seconds = (performance.now() - started) / 1e3;
-      const { operationId, route, keyId, client, err } = res.locals;
+      const { operationId, route, keyId, client, mcpTool, err } = res.locals;
       span?.end({ status: res.statusCode, route, operationId, err });
       metrics.observe(
         operationId,
@@ -81,6 +83,7 @@ export function requestLog({ logger, requestLine, metrics, countedByClient, trac
         route,
         apiKey: keyId,
         client,
+        mcpTool,
         trace_id: span?.ids.trace_id,
         span_id: span?.ids.span_id,
       };

@@ -16,6 +16,7 @@ import {
   type TextMapGetter,
   type Tracer,
   context,
+  defaultTextMapSetter,
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -251,6 +252,7 @@ export function createTracing(config: TracingConfig, { serviceVersion }: Tracing
   return {
     request: (req) => requestSpan(tracer, propagator, req),
     step: (name, work) => stepSpan(tracer, name, work),
+    inject: (headers) => propagator.inject(context.active(), headers, defaultTextMapSetter),
     statements: (url) => statementSpans(tracer, url),
     shutdown: () => provider.shutdown(),
   };

@@ -69,6 +69,8 @@ export interface Tracing {
   request(req: IncomingMessage): RequestTrace;
   /** A step of the request path as a child span of the active one, active while `work` runs. */
   step<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** W3C `traceparent` (and `tracestate`) of the active span, written into `headers`: a request this service sends itself is its child. */
+  inject(headers: Record<string, string>): void;
   /** The statement hook of a pool on `url` (its server and database go on every statement's span). */
   statements(url: string): StatementHook;
   /** Exports what is buffered and stops. */

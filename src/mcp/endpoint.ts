@@ -1,0 +1,183 @@
+/**
+ * POST /mcp: the Model Context Protocol over Streamable HTTP (@modelcontextprotocol/sdk), stateless
+ * and answering JSON, with one tool per operation that needs a key (generated/mcp-tools.ts).
+ *
+ *   1. Host       bound to loopback (HOST): the Host must name loopback (the SDK's DNS-rebinding middleware)
+ *   2. Origin     a browser's request is refused unless its Origin is listed in CORS_ORIGINS
+ *   3. method     POST; OPTIONS answers Allow; anything else 405
+ *   4. key        the bearer key, as the API checks it: 401 with its challenge (503 when keys cannot be checked)
+ *   5. body       read and decoded once, by the API's rules (413, 415, 400)
+ *   6. scopes     a tools/call of a tool the key's scopes do not open: 403 insufficient_scope, with the challenge
+ *   7. MCP        the SDK's server and transport for this one request: tools/list lists what the key may
+ *                 call; tools/call runs the operation through the API's own pipeline (call.ts)
+ */
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import cors from 'cors';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { McpTool } from '../contract/mcpTools';
+import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
+import { readJsonBody } from '../http/body';
+import { HttpError, toHttpError } from '../http/errors';
+import { sendError } from '../http/reply';
+import type { Metrics } from '../ops/metrics';
+import type { Tracing } from '../ops/tracing';
+import { type Loopback, requestOf, resultOf, send, unreachedResult } from './call';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpDeps {
+  tools: readonly McpTool[];
+  authenticate: ReturnType<typeof createAuthenticator>;
+  /** The service's name and version, as the MCP initialize answer gives them. */
+  name: string;
+  version: string;
+  /** CORS_ORIGINS when it is a list: the only browser origins that may call /mcp (`*` opens none). */
+  allowedOrigins: readonly string[];
+  /** HOST is a loopback address: the Host header must name loopback too. */
+  loopbackOnly: boolean;
+  metrics: Metrics;
+  tracing?: Tracing;
+}
+
+/** What the request's handling learned, for the log line (RequestFacts.mcpTool). */
+const recordTool = (res: Response, name: string) => {
+  res.locals.mcpTool = res.locals.mcpTool === undefined ? name : `${res.locals.mcpTool},${name}`;
+};
+
+/** The JSON-RPC messages of a body: one, or a batch. */
+const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
+
+/** 6. The first tools/call in the body whose tool the key's scopes do not open. */
+function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: AuthenticatedKey): McpTool | undefined {
+  for (const m of messagesOf(body)) {
+    const message = m as { method?: unknown; params?: { name?: unknown } } | null;
+    if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
+    const tool = tools.get(message.params.name);
+    if (tool && !holdsScopes(key, tool.scopes)) return tool;
+  }
+  return undefined;
+}
+
+/** The loopback target of a call: the address the MCP request arrived on, with its Host and key. */
+function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing | undefined): Loopback {
+  const local = req.socket.address() as AddressInfo;
+  const id = String(res.getHeader('X-Request-Id') ?? randomUUID()).slice(0, 100);
+  const trace: Record<string, string> = {};
+  tracing?.inject(trace);
+  return {
+    address: local.address,
+    port: local.port,
+    host: req.headers.host ?? '',
+    authorization: req.headers.authorization ?? '',
+    requestId: `${id}:mcp:${tool.name}`,
+    trace,
+  };
+}
+
+/** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
+function serverFor(deps: McpDeps, req: Request, res: Response, key: AuthenticatedKey): Server {
+  const visible = new Map(deps.tools.filter((t) => holdsScopes(key, t.scopes)).map((t) => [t.name, t]));
+  const server = new Server({ name: deps.name, version: deps.version }, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...visible.values()].map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      outputSchema,
+      annotations,
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = visible.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${JSON.stringify(request.params.name)}; tools/list names them`);
+    recordTool(res, tool.name);
+    const run = async () => {
+      const mapped = requestOf(tool, request.params.arguments ?? {});
+      if ('refused' in mapped) return mapped.refused;
+      try {
+        return resultOf(tool, await send(loopbackOf(req, res, tool, deps.tracing), tool.call.method, mapped.made));
+      } catch (err) {
+        return unreachedResult(tool, err);
+      }
+    };
+    const result = await (deps.tracing ? deps.tracing.step(`mcp tool ${tool.name}`, run) : run());
+    deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
+    return result;
+  });
+  return server;
+}
+
+/** Steps 2 to 7 for one request to /mcp. */
+function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHandler {
+  return async (req, res) => {
+    res.locals.route = MCP_PATH;
+    res.setHeader('Cache-Control', 'no-store');
+    try {
+      const origin = req.headers.origin;
+      if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
+        res.status(403).json({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: `Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS` },
+          id: null,
+        });
+        return;
+      }
+      if (req.method === 'OPTIONS') return void res.status(204).setHeader('Allow', 'POST, OPTIONS').end();
+      if (req.method !== 'POST')
+        throw new HttpError(
+          405,
+          'method_not_allowed',
+          `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`,
+          {
+            Allow: 'POST, OPTIONS',
+          },
+        );
+      const auth = deps.authenticate(req.headers, req.rawHeaders);
+      if (!auth.ok) {
+        res.locals.keyId = auth.keyId;
+        throw unauthorizedError(auth);
+      }
+      res.locals.keyId = auth.key.keyId;
+      res.locals.client = auth.key.client;
+      const decoded = await readJsonBody(req, ['application/json']);
+      if (decoded?.value === undefined || typeof decoded.value !== 'object' || decoded.value === null)
+        throw new HttpError(400, 'malformed_json', 'The body must be a JSON-RPC message (a JSON object) or a batch of them');
+      const forbidden = forbiddenCall(decoded.value, tools, auth.key);
+      if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
+      const server = serverFor(deps, req, res, auth.key);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => void server.close());
+      await server.connect(transport);
+      await transport.handleRequest(req, res, decoded.value);
+    } catch (err) {
+      if (res.headersSent) return void res.destroy();
+      sendError(res, toHttpError(err));
+    }
+  };
+}
+
+/** The router of /mcp (mounted by createApp when MCP_ENABLED=true), ahead of the API's CORS. */
+export function mcpRouter(deps: McpDeps): Router {
+  const tools = new Map(deps.tools.map((t) => [t.name, t]));
+  const router = Router({ caseSensitive: true, strict: true });
+  if (deps.loopbackOnly) router.use(MCP_PATH, localhostHostValidation());
+  if (deps.allowedOrigins.length > 0)
+    router.use(
+      MCP_PATH,
+      cors({
+        origin: [...deps.allowedOrigins],
+        methods: ['POST'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+        exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id', 'Retry-After'],
+        maxAge: 600,
+      }),
+    );
+  router.all(MCP_PATH, answer(deps, tools));
+  return router;
+}
