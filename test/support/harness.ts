@@ -88,6 +88,8 @@ export async function startTestApp(
     keyRegistry?: Omit<KeyRegistryOptions, 'logger'>;
     /** Called as each statement of the app's pool is sent (postgres.js debug): to count them. */
     statements?: StatementHook;
+    /** As with MCP_ENABLED=true: /mcp is served (`loopbackOnly` as when HOST is a loopback address). */
+    mcp?: { loopbackOnly: boolean };
   } = {},
 ): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
@@ -119,6 +121,7 @@ export async function startTestApp(
     validateResponses: 'enforce',
     corsOrigins: options.corsOrigins,
     deadlineMs: options.deadlineMs,
+    mcp: options.mcp,
   });
   const checker = await ContractChecker.create(spec);
   return {
