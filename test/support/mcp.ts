@@ -56,5 +56,4 @@ export async function checkedCall(client: Client, checker: ContractChecker, name
   return { result, structured: undefined };
 }
 
-export const textOf = (result: CallToolResult): string =>
-  result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+export const textOf = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

@@ -97,8 +97,15 @@ describe('tools/call', () => {
   test('when getPet is called, then the animal comes with the deprecation notice first and the Deprecation and Sunset headers', async () => {
     const [pet] = await insertPets(t.sql, [{ name: 'Old', categoryId: 5, status: 'pending' }]);
     const { result, structured } = await checkedCall(await connect(API_KEY), checker, 'getPet', { petId: pet?.id });
-    expect(result.content[0]).toEqual({ type: 'text', text: expect.stringMatching(/^Deprecated since .*use the tool listPets instead\.$/) });
-    expect(structured).toMatchObject({ status: 200, body: pet, headers: { Deprecation: expect.any(String), Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' } });
+    expect(result.content[0]).toEqual({
+      type: 'text',
+      text: expect.stringMatching(/^Deprecated since .*use the tool listPets instead\.$/),
+    });
+    expect(structured).toMatchObject({
+      status: 200,
+      body: pet,
+      headers: { Deprecation: expect.any(String), Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT' },
+    });
   });
 
   test('when the arguments break the contract, then the tool error names each field, as the 400 does', async () => {
@@ -112,7 +119,11 @@ describe('tools/call', () => {
     ]);
     expect(textOf(bad.result)).toContain('- body /categoryId (type):');
     const limit = await checkedCall(client, checker, 'listPets', { limit: 0, categoryId: 1.5 });
-    expect(errorBodyOf(limit.result).errors.map((e: { name: string }) => e.name).sort()).toEqual(['categoryId', 'limit']);
+    expect(
+      errorBodyOf(limit.result)
+        .errors.map((e: { name: string }) => e.name)
+        .sort(),
+    ).toEqual(['categoryId', 'limit']);
     const missing = await checkedCall(client, checker, 'createPet', {});
     expect(errorBodyOf(missing.result).errors).toEqual([expect.objectContaining({ in: 'body', pointer: '' })]);
     const doubled = await checkedCall(client, checker, 'createPet', { body: JSON.stringify(buildNewPet()) });
@@ -122,7 +133,9 @@ describe('tools/call', () => {
   test('when an argument names nothing of the operation, or a path argument is missing, then the call is refused before any request', async () => {
     const client = await connect(API_KEY);
     const unknown = await checkedCall(client, checker, 'listPets', { limt: 5 });
-    expect(errorBodyOf(unknown.result).errors).toEqual([expect.objectContaining({ in: 'request', name: 'limt', rule: 'additionalProperties' })]);
+    expect(errorBodyOf(unknown.result).errors).toEqual([
+      expect.objectContaining({ in: 'request', name: 'limt', rule: 'additionalProperties' }),
+    ]);
     expect(textOf(unknown.result)).toContain('it takes: limit, status, categoryId, cursor, ifNoneMatch');
     const noId = await checkedCall(client, checker, 'getPet', {});
     expect(errorBodyOf(noId.result).errors).toEqual([expect.objectContaining({ in: 'path', name: 'petId', rule: 'required' })]);
@@ -131,7 +144,12 @@ describe('tools/call', () => {
   test('when a tool the key may not see is called, then the SDK reports an unknown tool and nothing runs', async () => {
     const before = t.logs().length;
     await expect((await connect(API_KEY)).callTool({ name: 'deletePet', arguments: {} })).rejects.toThrow(/No tool "deletePet"/);
-    expect(t.logs().slice(before).filter((l) => l.req?.path?.startsWith('/v1/'))).toEqual([]);
+    expect(
+      t
+        .logs()
+        .slice(before)
+        .filter((l) => l.req?.path?.startsWith('/v1/')),
+    ).toEqual([]);
   });
 
   test('when a call is made, then the operation’s own request line names the tool, and so do the /mcp line and the metric', async () => {

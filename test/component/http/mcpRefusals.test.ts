@@ -1,0 +1,157 @@
+import supertest from 'supertest';
+import { revokeKey } from '../../../src/store/keyAdmin';
+import { API_KEY, type TestApp, auth, issueKey, listenOnLoopback, startTestApp, until } from '../../support/harness';
+import { rawHttp } from '../../support/rawHttp';
+
+/*
+ * The HTTP rules of /mcp, ahead of the MCP SDK: off unless enabled, DNS-rebinding protection (Host
+ * and Origin), POST only, the bearer key, and the API's body rules. What the tools do: mcp.test.ts.
+ */
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'refusals', version: '1' } },
+};
+const MCP_ACCEPT = 'application/json, text/event-stream';
+
+const apps: TestApp[] = [];
+const appWith = async (options: Parameters<typeof startTestApp>[0]) => {
+  const made = await startTestApp(options);
+  apps.push(made);
+  return made;
+};
+afterAll(() => Promise.all(apps.map((a) => a.close())));
+
+const post = (t: TestApp, key: string | null = API_KEY) => {
+  const req = supertest(t.app).post('/mcp').set('Accept', MCP_ACCEPT);
+  return key === null ? req : req.set(auth(key));
+};
+
+describe('enabling', () => {
+  test('when MCP is not enabled, then /mcp is an unknown path: 404 with the Error body', async () => {
+    const t = await appWith({});
+    const res = await post(t).send(INIT);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  test('when it is enabled, then initialize answers with the server’s name, version and the tools capability', async () => {
+    const t = await appWith({ mcp: { loopbackOnly: true } });
+    const res = await post(t).send(INIT);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body.result).toMatchObject({ serverInfo: { name: 'animal-store-api', version: '1.0.0' }, capabilities: { tools: {} } });
+  });
+});
+
+describe('DNS-rebinding protection', () => {
+  test('when the service listens on loopback and the Host names another host, then 403 and nothing is read', async () => {
+    const t = await appWith({ mcp: { loopbackOnly: true } });
+    const res = await post(t).set('Host', 'rebound.example:3000').send(INIT);
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(res.body)).toContain('Invalid Host');
+    const listening = await appWith({ mcp: { loopbackOnly: false } });
+    expect((await post(listening).set('Host', 'api.example.com').send(INIT)).status).toBe(200);
+  });
+
+  test('when a browser’s Origin is not listed in CORS_ORIGINS, then 403, whatever the key; CORS_ORIGINS=* opens /mcp to none', async () => {
+    for (const corsOrigins of [['https://app.example.com'], '*' as const]) {
+      const t = await appWith({ mcp: { loopbackOnly: true }, corsOrigins });
+      const res = await post(t).set('Origin', 'http://rebound.example:3000').send(INIT);
+      expect(res.status).toBe(403);
+      expect(res.body.error.message).toContain('may not call /mcp');
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  test('when the Origin is listed, then its preflight allows the MCP headers and its POST is answered with CORS headers', async () => {
+    const t = await appWith({ mcp: { loopbackOnly: true }, corsOrigins: ['https://app.example.com'] });
+    const preflight = await supertest(t.app)
+      .options('/mcp')
+      .set('Origin', 'https://app.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Protocol-Version');
+    const res = await post(t).set('Origin', 'https://app.example.com').send(INIT);
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+  });
+});
+
+describe('the request', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await appWith({ mcp: { loopbackOnly: true } });
+  });
+
+  test.each(['get', 'delete', 'put'] as const)(
+    'when the method is %s, then 405 naming POST (the endpoint keeps no session)',
+    async (method) => {
+      const res = await supertest(t.app)[method]('/mcp').set(auth()).set('Accept', MCP_ACCEPT);
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('POST, OPTIONS');
+      expect(res.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    },
+  );
+
+  test('when no key, a malformed one or two Authorization headers are sent, then 401 with the bearer challenge', async () => {
+    const none = await post(t, null).send(INIT);
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="animal-store"');
+    expect((await post(t, null).set('Authorization', 'Basic eDp5').send(INIT)).status).toBe(401);
+    const at = await listenOnLoopback(t.app);
+    const body = JSON.stringify(INIT);
+    const doubled = await rawHttp(at.port, [
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${API_KEY}\r\nAuthorization: Bearer ${API_KEY}\r\n` +
+        `Accept: ${MCP_ACCEPT}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    await at.close();
+    expect(doubled.status).toBe(401);
+    expect(JSON.parse(doubled.body).code).toBe('unauthorized');
+  });
+
+  test('when a managed key is revoked while the service runs, then /mcp refuses it as the API does', async () => {
+    const issued = await issueKey(t, { scopes: ['pets:read'] });
+    expect((await post(t, issued.key).send(INIT)).status).toBe(200);
+    await revokeKey(t.sql, { id: issued.listing.id, actor: 'test' });
+    await until(() => {
+      const found = t.keys.lookup(issued.listing.id);
+      return found.state !== 'found' || found.key.revoked;
+    });
+    const res = await post(t, issued.key).send(INIT);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('The API key was revoked');
+  });
+
+  test.each([
+    {
+      what: 'over 16 KiB',
+      type: 'application/json',
+      body: JSON.stringify({ ...INIT, pad: 'x'.repeat(17_000) }),
+      status: 413,
+      code: 'payload_too_large',
+    },
+    { what: 'text/plain', type: 'text/plain', body: JSON.stringify(INIT), status: 415, code: 'unsupported_media_type' },
+    { what: 'malformed JSON', type: 'application/json', body: '{"jsonrpc":', status: 400, code: 'malformed_json' },
+    { what: 'nested 40 deep', type: 'application/json', body: `${'['.repeat(40)}${']'.repeat(40)}`, status: 400, code: 'validation_failed' },
+    {
+      what: 'JSON inside a JSON string',
+      type: 'application/json',
+      body: JSON.stringify(JSON.stringify(INIT)),
+      status: 400,
+      code: 'malformed_json',
+    },
+    { what: 'empty', type: 'application/json', body: '', status: 400, code: 'malformed_json' },
+  ])('when the body is $what, then the API’s body rule answers $status $code', async ({ type, body, status, code }) => {
+    const res = await post(t).set('Content-Type', type).send(body);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ code, status });
+  });
+
+  test('when the Accept header lacks text/event-stream, then the SDK answers 406 as the transport requires', async () => {
+    const res = await supertest(t.app).post('/mcp').set(auth()).set('Accept', 'application/json').send(INIT);
+    expect(res.status).toBe(406);
+  });
+});
