@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       allowStubs: true,
       validateResponses: 'off',
       corsOrigins: undefined,
+      mcpEnabled: false,
       tracing: {
         exporters: [],
         otlpEndpoint: 'http://localhost:4318/v1/traces',
@@ -81,6 +82,7 @@ describe('loadConfig', () => {
       ALLOW_STUBS: 'false',
       VALIDATE_RESPONSES: 'log',
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      MCP_ENABLED: 'true',
       OTEL_TRACES_EXPORTER: 'otlp,console',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
@@ -119,6 +121,7 @@ describe('loadConfig', () => {
       allowStubs: false,
       validateResponses: 'log',
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      mcpEnabled: true,
       tracing: {
         exporters: ['otlp', 'console'],
         otlpEndpoint: 'http://collector:4318/v1/traces',
@@ -336,6 +339,10 @@ describe('loadConfig', () => {
       'ALLOW_STUBS must be true or false, got "no"',
       'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"',
     ]);
+  });
+
+  test('when MCP_ENABLED is neither true nor false, then it is refused by name', () => {
+    expect(problemsOf({ MCP_ENABLED: 'yes', API_KEYS: KEY })).toEqual(['MCP_ENABLED must be true or false, got "yes"']);
   });
 
   test('when CORS_ORIGINS holds something other than * or origins (scheme, host and port only), then each such entry is refused', () => {

@@ -11,7 +11,7 @@ import { projectRoot } from '../../src/paths';
 // layers below it, and libraries are used through their public API.
 // main.ts serves; primary.ts forks the serving processes (WEB_CONCURRENCY > 1); handlers sit above
 // http, which answers any operation through the contract's handler types and knows none of them.
-const LAYERS = ['main', 'primary', 'app', 'config', 'handlers', 'http', 'contract', 'store', 'ops'];
+const LAYERS = ['main', 'primary', 'app', 'config', 'handlers', 'mcp', 'http', 'contract', 'store', 'ops'];
 const src = path.join(projectRoot, 'src');
 
 function sourceFiles(dir: string): string[] {
