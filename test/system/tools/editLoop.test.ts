@@ -40,6 +40,17 @@ async function call(server: Running, method: string, path: string, body?: unknow
   return received;
 }
 
+/** One JSON-RPC request to the copy's /mcp (stateless: no initialize needed), its result. */
+async function mcp(server: Running, method: string, params: object) {
+  const res = await fetch(`${server.origin}/mcp`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: unknown }).result;
+}
+
 async function stopped(server: Running) {
   await stop(server);
   reap(server.child);
@@ -68,6 +79,8 @@ test('when an operation is added to the spec, generated, type-checked, served as
   const generated = project.run(['npm', 'run', '-s', 'generate']);
   expect(outputOf(generated)).toContain('created src/handlers/countPets.ts (a stub answering 501 not_implemented: fill it in)');
   expect(generated.stdout).toContain('created test/component/operations/countPets.test.ts');
+  // Its MCP tool comes with it: nothing about /mcp is written by hand.
+  expect(generated.stdout).toContain('updated generated/mcp-tools.ts');
 
   // 3. The type check passes with the stub.
   expect(outputOf(project.run(['npm', 'run', '-s', 'typecheck']))).toBe('exit 0\n');
@@ -110,12 +123,18 @@ export const countPets: OperationHandler<'countPets'> = async ({ deadline }, { p
   project.write('src/handlers/countPets.ts', handler('{ count: page.pets.length }'));
   expect(outputOf(project.run(['npm', 'run', '-s', 'typecheck']))).toBe('exit 0\n');
 
-  // 6. npm start again: 200 with the count, no stub left.
-  server = await startServer(dbEnv(), ['npm', 'start'], project.dir);
+  // 6. npm start again: 200 with the count, no stub left; with MCP on, the agent's tool answers the same.
+  server = await startServer({ ...dbEnv(), MCP_ENABLED: 'true' }, ['npm', 'start'], project.dir);
   try {
     expect(server.output()).not.toContain('generated stubs');
     await call(server, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 });
     expect(await call(server, 'GET', '/v1/pets/count')).toMatchObject({ status: 200, body: { count: 1 } });
+    expect(await mcp(server, 'tools/list', {})).toMatchObject({
+      tools: expect.arrayContaining([expect.objectContaining({ name: 'countPets' })]),
+    });
+    expect(await mcp(server, 'tools/call', { name: 'countPets', arguments: {} })).toMatchObject({
+      structuredContent: { status: 200, body: { count: 1 } },
+    });
   } finally {
     await stopped(server);
   }
