@@ -1,0 +1,89 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ContractChecker } from '../../../src/contract/contractChecker';
+import { type Sql, connect } from '../../../src/store/db';
+import { createKey } from '../../../src/store/keyAdmin';
+import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { type Running, reapAll, startServer, stop } from '../../support/processes';
+import { checkedCall, connectMcp, errorBodyOf } from '../../support/mcp';
+
+/*
+ * The real server (src/main.ts, configured from its environment) with MCP_ENABLED=true, driven by
+ * the MCP SDK's own client: a managed read-only key and an API_KEYS key, each tool called, every
+ * result checked against the spec. What the component tests prove in depth: test/component/http/mcp*.test.ts.
+ */
+const KEY = 'mcp-process-key-0123456789';
+let db: TestDatabase;
+let sql: Sql;
+let server: Running;
+let checker: ContractChecker;
+let readOnlyKey: string;
+const clients: Client[] = [];
+const connectWith = async (key: string) => {
+  const client = await connectMcp(server.origin, key);
+  clients.push(client);
+  return client;
+};
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  server = await startServer({
+    DATABASE_URL: db.url,
+    API_KEYS: KEY,
+    MCP_ENABLED: 'true',
+    ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}),
+  });
+  sql = connect(db.url, { max: 1 });
+  readOnlyKey = (await createKey(sql, { client: 'mcp-reader', scopes: ['pets:read'], actor: 'test' })).key;
+  checker = await ContractChecker.create();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  if (server) await stop(server);
+  reapAll();
+  await sql?.end();
+  await db?.drop();
+});
+
+test('when a read-only key and a read-write key list the tools, then the read-only one is shown no tool that writes', async () => {
+  const names = async (key: string) => (await (await connectWith(key)).listTools()).tools.map((t) => t.name);
+  // The managed key reaches the server's registry within its refresh.
+  let reader: string[] = [];
+  for (let i = 0; i < 50 && reader.length === 0; i++) {
+    reader = await names(readOnlyKey).catch(() => []);
+    if (reader.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(reader).toEqual(['listPets', 'getPet']);
+  expect(await names(KEY)).toEqual(['listPets', 'createPet', 'getPet']);
+});
+
+test('when an agent creates twice with one idempotencyKey, walks a filtered list and reads one animal, then each result is the API’s', async () => {
+  const client = await connectWith(KEY);
+  const args = { idempotencyKey: 'agent-retry-1', body: { name: 'Mcp Rex', categoryId: 42 } };
+  const first = await checkedCall(client, checker, 'createPet', args);
+  const retry = await checkedCall(client, checker, 'createPet', args);
+  expect(retry.structured?.body).toEqual(first.structured?.body);
+  expect((await sql`SELECT count(*)::int AS n FROM pets WHERE name = 'Mcp Rex'`)[0]?.n).toBe(1);
+  for (const name of ['Mcp Tom', 'Mcp Kit'])
+    await checkedCall(client, checker, 'createPet', { body: { name, categoryId: 42, status: 'sold' } });
+
+  const seen: string[] = [];
+  let page: Record<string, unknown> | undefined = { categoryId: 42, limit: 1 };
+  while (page) {
+    const { structured } = await checkedCall(client, checker, 'listPets', page);
+    seen.push(...(structured?.body as { name: string }[]).map((p) => p.name));
+    page = structured?.next;
+  }
+  expect(seen).toEqual(['Mcp Rex', 'Mcp Tom', 'Mcp Kit']);
+
+  const id = (first.structured?.body as { id: number }).id;
+  const { result } = await checkedCall(await connectWith(readOnlyKey), checker, 'getPet', { petId: id });
+  expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('use the tool listPets instead') });
+});
+
+test('when the arguments are wrong or the key may not write, then the agent is told which field, or gets the 403', async () => {
+  const bad = await checkedCall(await connectWith(KEY), checker, 'listPets', { limit: 101 });
+  expect(errorBodyOf(bad.result)).toMatchObject({ code: 'validation_failed', errors: [{ in: 'query', name: 'limit', rule: 'maximum' }] });
+  const reader = await connectWith(readOnlyKey);
+  await expect(reader.callTool({ name: 'createPet', arguments: { body: { name: 'No', categoryId: 1 } } })).rejects.toThrow(/403/);
+  expect(server.output()).toMatch(/"mcpTool":"createPet"/);
+});
