@@ -59,7 +59,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.use(requireValidHost);
   // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
   if (deps.mcp) {
-    checkToolsMatchSpec(mcpTools, [...spec.operations.values()].filter((op) => op.scopes.length > 0).map((op) => op.operationId));
+    checkToolsMatchSpec(
+      mcpTools,
+      [...spec.operations.values()].filter((op) => op.scopes.length > 0).map((op) => op.operationId),
+    );
     app.use(
       mcpRouter({
         tools: mcpTools,

@@ -11,7 +11,7 @@ import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp'
  */
 let t: TestApp;
 let origin: string;
-let close: () => Promise<void>;
+let listening: Awaited<ReturnType<typeof listenOnLoopback>>;
 let checker: ContractChecker;
 const clients: Client[] = [];
 const connect = async (key: string | undefined) => {
@@ -22,12 +22,13 @@ const connect = async (key: string | undefined) => {
 
 beforeAll(async () => {
   t = await startTestApp({ mcp: { loopbackOnly: true }, rateLimit: { requests: 1_000_000, windowSeconds: 60 } });
-  ({ origin, close } = await listenOnLoopback(t.app));
+  listening = await listenOnLoopback(t.app);
+  origin = listening.origin;
   checker = await ContractChecker.create(t.spec);
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await close();
+  await listening.close();
   await t.close();
 });
 

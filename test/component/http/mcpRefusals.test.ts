@@ -135,7 +135,13 @@ describe('the request', () => {
     },
     { what: 'text/plain', type: 'text/plain', body: JSON.stringify(INIT), status: 415, code: 'unsupported_media_type' },
     { what: 'malformed JSON', type: 'application/json', body: '{"jsonrpc":', status: 400, code: 'malformed_json' },
-    { what: 'nested 40 deep', type: 'application/json', body: `${'['.repeat(40)}${']'.repeat(40)}`, status: 400, code: 'validation_failed' },
+    {
+      what: 'nested 40 deep',
+      type: 'application/json',
+      body: `${'['.repeat(40)}${']'.repeat(40)}`,
+      status: 400,
+      code: 'validation_failed',
+    },
     {
       what: 'JSON inside a JSON string',
       type: 'application/json',
