@@ -33,12 +33,18 @@ describe('npm run generate, after an operation was added to the spec', () => {
       'updated generated/openapi.ts',
       'updated generated/handlers.ts',
       'updated generated/security.ts',
+      'updated generated/mcp-tools.ts',
       'created src/handlers/countPets.ts (a stub answering 501 not_implemented: fill it in)',
       'created test/component/operations/countPets.test.ts (a test.todo per documented response)',
     ]);
     expect(project.read('generated/openapi.ts')).toContain('    countPets: {\n');
     expect(project.read('generated/openapi.ts')).toContain('            nickname?: string;\n');
     expect(project.read('generated/handlers.ts')).toContain("import { countPets } from '../src/handlers/countPets';");
+    // The MCP tool of the new operation: its path, and the new Pet property in listPets' output schema.
+    const tools = project.read('generated/mcp-tools.ts');
+    expect(tools).toContain('"name": "countPets"');
+    expect(tools).toContain('"path": "/v1/pets/count"');
+    expect(tools).toContain('"nickname": {');
     const stub = project.read('src/handlers/countPets.ts');
     expect(stub).toContain("export const countPets: OperationHandler<'countPets'> = notImplemented('countPets');");
     expect(stub).toContain('countPets: GET /pets/count (Count animals)');
