@@ -76,6 +76,7 @@ function printBanner(logger: Logger, { spec, config, database, ports, applied, p
     metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
     database: describeDatabase(facts, applied),
     processes,
+    mcp: config.mcpEnabled,
   });
 }
 

@@ -49,6 +49,8 @@ export interface BannerFacts {
   metricsOrigin: string | undefined;
   database: string;
   processes: number;
+  /** MCP_ENABLED: /mcp is served. */
+  mcp: boolean;
 }
 
 /** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
@@ -64,6 +66,7 @@ export function banner(logger: Logger, facts: BannerFacts): void {
     log(`Accepting the ${facts.keys.count} key(s) in API_KEYS`);
   }
   log(`API reference: ${origin}/docs/ (contract: ${origin}/openapi.yaml)`);
+  if (facts.mcp) log(`MCP: ${origin}/mcp (MCP_ENABLED; docs/mcp.md), with the same keys`);
   if (facts.metricsOrigin !== undefined) log(`Metrics: ${facts.metricsOrigin}/metrics (METRICS_PORT; not on ${origin})`);
   log(
     `${facts.title} ${facts.version} listening on ${origin}${facts.apiRoot}${facts.processes > 1 ? ` (${facts.processes} processes)` : ''}`,

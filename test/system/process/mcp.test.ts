@@ -53,6 +53,7 @@ test('when a read-only key and a read-write key list the tools, then the read-on
     if (reader.length === 0) await new Promise((r) => setTimeout(r, 100));
   }
   expect(reader).toEqual(['listPets', 'getPet']);
+  expect(server.output()).toContain(`MCP: ${server.origin}/mcp (MCP_ENABLED; docs/mcp.md), with the same keys`);
   expect(await names(KEY)).toEqual(['listPets', 'createPet', 'getPet']);
 });
 
