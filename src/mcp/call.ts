@@ -53,6 +53,9 @@ function refused(tool: McpTool, problems: FieldError[]): CallToolResult {
   return errorResult(tool, 400, body, undefined);
 }
 
+/** What an HTTP header value may hold (RFC 9110 §5.5: field-content, obs-text included). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** An argument's text in a URL or a header: a string as it is, a number or a boolean as JSON writes it, anything else as JSON text (which validation then refuses by name). */
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -77,7 +80,14 @@ export function requestOf(tool: McpTool, args: Record<string, unknown>): { made:
       path = path.replace(`{${a.name}}`, encodeURIComponent(value === undefined ? '' : textOf(value)));
     } else if (value === undefined) continue;
     else if (a.in === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(a.name, textOf(v));
-    else headers[a.name] = textOf(value);
+    else if (HEADER_VALUE.test(textOf(value))) headers[a.name] = textOf(value);
+    else
+      problems.push({
+        in: 'header',
+        name: a.name,
+        rule: 'http',
+        detail: `argument ${a.argument} cannot be sent as the ${a.name} header: it holds a control character or one beyond Latin-1`,
+      });
   }
   if (problems.length > 0) return { refused: refused(tool, problems) };
   const search = query.toString();
@@ -183,12 +193,23 @@ export function resultOf(tool: McpTool, answer: Answer): CallToolResult {
   return errorResult(tool, answer.status, body, headerText(answer.headers['retry-after']));
 }
 
-/** The result when the operation could not be reached (the server is stopping, or did not answer in time). */
+/**
+ * The result when the operation's request failed on the way. Refused before it was sent (the
+ * server is stopping): 503, nothing was done. Lost once sent (no answer in time): it may have run,
+ * so it is no 503, whose promise is that nothing happened; a create retried with its idempotencyKey is safe.
+ */
 export function unreachedResult(tool: McpTool, err: unknown): CallToolResult {
-  const body: ErrorBody = {
-    code: 'service_unavailable',
-    message: `${tool.name} could not be run: ${err instanceof Error ? err.message : String(err)}; retry shortly`.slice(0, 1000),
-    status: 503,
-  };
-  return errorResult(tool, 503, body, undefined);
+  const reason = err instanceof Error ? err.message : String(err);
+  const refusedConnection = (err as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+  const body: ErrorBody = refusedConnection
+    ? { code: 'service_unavailable', message: `${tool.name} was not run: ${reason}; retry shortly`.slice(0, 1000), status: 503 }
+    : {
+        code: 'internal_error',
+        message: `${tool.name} may or may not have run: ${reason}; retry it (a create with the same idempotencyKey is safe to retry)`.slice(
+          0,
+          1000,
+        ),
+        status: 500,
+      };
+  return errorResult(tool, body.status, body, undefined);
 }

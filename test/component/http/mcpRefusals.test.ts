@@ -156,6 +156,20 @@ describe('the request', () => {
     expect(res.body).toMatchObject({ code, status });
   });
 
+  test('when a batch carries a tools/call the key’s scopes do not open, then the whole batch is refused with 403 before anything runs', async () => {
+    const reader = await issueKey(t, { scopes: ['pets:read'] });
+    const call = (id: number, name: string, args: object) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const res = await post(t, reader.key).send([call(1, 'listPets', {}), call(2, 'createPet', { body: { name: 'Batch', categoryId: 1 } })]);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: 'insufficient_scope', status: 403 });
+    expect((await t.sql`SELECT 1 FROM pets WHERE name = 'Batch'`).length).toBe(0);
+  });
+
   test('when the Accept header lacks text/event-stream, then the SDK answers 406 as the transport requires', async () => {
     const res = await supertest(t.app).post('/mcp').set(auth()).set('Accept', 'application/json').send(INIT);
     expect(res.status).toBe(406);
