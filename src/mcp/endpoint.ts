@@ -22,7 +22,7 @@ import { type Request, type RequestHandler, type Response, Router } from 'expres
 import type { McpTool } from '../contract/mcpTools';
 import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
 import { readJsonBody } from '../http/body';
-import { HttpError, toHttpError } from '../http/errors';
+import { HttpError, invalidField, toHttpError } from '../http/errors';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import type { Tracing } from '../ops/tracing';
@@ -147,7 +147,12 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       res.locals.client = auth.key.client;
       const decoded = await readJsonBody(req, ['application/json']);
       if (decoded?.value === undefined || typeof decoded.value !== 'object' || decoded.value === null)
-        throw new HttpError(400, 'malformed_json', 'The body must be a JSON-RPC message (a JSON object) or a batch of them');
+        throw invalidField('malformed_json', {
+          in: 'body',
+          pointer: '',
+          rule: 'type',
+          detail: 'The body must be a JSON-RPC message (a JSON object) or a batch of them',
+        });
       const forbidden = forbiddenCall(decoded.value, tools, auth.key);
       if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
       const server = serverFor(deps, req, res, auth.key);

@@ -154,6 +154,8 @@ describe('the request', () => {
     const res = await post(t).set('Content-Type', type).send(body);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ code, status });
+    // As on the API: a 400 names what failed, and no other status carries errors.
+    expect(res.body.errors === undefined).toBe(status !== 400);
   });
 
   test('when a batch carries a tools/call the key’s scopes do not open, then the whole batch is refused with 403 before anything runs', async () => {
