@@ -13,6 +13,8 @@ export const FIELD_ERRORS_MAX = 100;
 
 /** RFC 6901: one reference token of a JSON Pointer, `~` and `/` escaped. */
 export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** A message within the contract's bound (ERROR_MESSAGE_MAX_LENGTH characters), cut with an ellipsis. */
 export function errorMessage(text: string): string {
   if (text.length <= ERROR_MESSAGE_MAX_LENGTH) return text; // UTF-16 units: never fewer than characters
   const chars = [...text];

@@ -6,7 +6,7 @@
  */
 import { request } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ErrorBody, FieldError } from '../contract/errorBody';
+import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBody';
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
 
 /** Where the loopback request goes, and what of the MCP request it carries on. */
@@ -44,13 +44,7 @@ const ANSWER_TIMEOUT_MS = 30_000;
 
 /** A refusal before any request is made: an argument the tool does not take, or a path argument missing. */
 function refused(tool: McpTool, problems: FieldError[]): CallToolResult {
-  const body: ErrorBody = {
-    code: 'validation_failed',
-    message: problems.map((p) => p.detail).join('; '),
-    status: 400,
-    errors: problems,
-  };
-  return errorResult(tool, 400, body, undefined);
+  return errorResult(tool, 400, errorBody(400, 'validation_failed', problems.map((p) => p.detail).join('; '), problems), undefined);
 }
 
 /** What an HTTP header value may hold (RFC 9110 §5.5: field-content, obs-text included). */
@@ -202,14 +196,11 @@ export function unreachedResult(tool: McpTool, err: unknown): CallToolResult {
   const reason = err instanceof Error ? err.message : String(err);
   const refusedConnection = (err as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
   const body: ErrorBody = refusedConnection
-    ? { code: 'service_unavailable', message: `${tool.name} was not run: ${reason}; retry shortly`.slice(0, 1000), status: 503 }
-    : {
-        code: 'internal_error',
-        message: `${tool.name} may or may not have run: ${reason}; retry it (a create with the same idempotencyKey is safe to retry)`.slice(
-          0,
-          1000,
-        ),
-        status: 500,
-      };
+    ? errorBody(503, 'service_unavailable', `${tool.name} was not run: ${reason}; retry shortly`)
+    : errorBody(
+        500,
+        'internal_error',
+        `${tool.name} may or may not have run: ${reason}; retry it (a create with the same idempotencyKey is safe)`,
+      );
   return errorResult(tool, body.status, body, undefined);
 }
