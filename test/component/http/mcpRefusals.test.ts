@@ -172,8 +172,18 @@ describe('the request', () => {
     expect((await t.sql`SELECT 1 FROM pets WHERE name = 'Batch'`).length).toBe(0);
   });
 
-  test('when the Accept header lacks text/event-stream, then the SDK answers 406 as the transport requires', async () => {
+  test('when the Accept header lacks text/event-stream, then the SDK answers 406 as the transport requires, with a JSON-RPC error', async () => {
     const res = await supertest(t.app).post('/mcp').set(auth()).set('Accept', 'application/json').send(INIT);
     expect(res.status).toBe(406);
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) }, id: null });
+  });
+
+  test('when the message is no JSON-RPC, or names an unsupported protocol version, then the SDK answers 400 with a JSON-RPC error', async () => {
+    const notRpc = await post(t).send({ hello: 'world' });
+    expect(notRpc.status).toBe(400);
+    expect(notRpc.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) }, id: null });
+    const version = await post(t).set('Mcp-Protocol-Version', '1900-01-01').send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(version.status).toBe(400);
+    expect(version.body.error.message).toContain('Unsupported protocol version');
   });
 });
