@@ -95,6 +95,18 @@ describe('tools/call', () => {
     expect(rows[0]?.n).toBe(1);
   });
 
+  test('when 10 agents send one create at once with one idempotencyKey, then one animal is stored and no call reports another', async () => {
+    const client = await connect(API_KEY);
+    const body = buildNewPet();
+    const args = { idempotencyKey: `mcp-race-${Date.now()}`, body };
+    const calls = await Promise.all(Array.from({ length: 10 }, () => checkedCall(client, checker, 'createPet', args)));
+    const ids = new Set(calls.filter((c) => !c.result.isError).map((c) => (c.structured?.body as { id: number }).id));
+    expect(ids.size).toBe(1);
+    // The others were told the first was still running (409), to retry; none failed otherwise.
+    for (const c of calls.filter((x) => x.result.isError)) expect(errorBodyOf(c.result).code).toBe('idempotency_key_in_use');
+    expect((await t.sql`SELECT count(*)::int AS n FROM pets WHERE name = ${body.name}`)[0]?.n).toBe(1);
+  });
+
   test('when getPet is called, then the animal comes with the deprecation notice first and the Deprecation and Sunset headers', async () => {
     const [pet] = await insertPets(t.sql, [{ name: 'Old', categoryId: 5, status: 'pending' }]);
     const { result, structured } = await checkedCall(await connect(API_KEY), checker, 'getPet', { petId: pet?.id });
