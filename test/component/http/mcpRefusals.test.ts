@@ -15,13 +15,15 @@ const INIT = {
 };
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
-const apps: TestApp[] = [];
-const appWith = async (options: Parameters<typeof startTestApp>[0]) => {
-  const made = await startTestApp(options);
-  apps.push(made);
-  return made;
-};
-afterAll(() => Promise.all(apps.map((a) => a.close())));
+/** Runs `use` on an app of its own, closed after: one app at a time (the embedded test database serves one session at a time). */
+async function withApp(options: Parameters<typeof startTestApp>[0], use: (t: TestApp) => Promise<void>): Promise<void> {
+  const t = await startTestApp(options);
+  try {
+    await use(t);
+  } finally {
+    await t.close();
+  }
+}
 
 const post = (t: TestApp, key: string | null = API_KEY) => {
   const req = supertest(t.app).post('/mcp').set('Accept', MCP_ACCEPT);
@@ -29,62 +31,65 @@ const post = (t: TestApp, key: string | null = API_KEY) => {
 };
 
 describe('enabling', () => {
-  test('when MCP is not enabled, then /mcp is an unknown path: 404 with the Error body', async () => {
-    const t = await appWith({});
-    const res = await post(t).send(INIT);
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
-  });
+  test('when MCP is not enabled, then /mcp is an unknown path: 404 with the Error body', () =>
+    withApp({}, async (t) => {
+      const res = await post(t).send(INIT);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
+    }));
 
-  test('when it is enabled, then initialize answers with the server’s name, version and the tools capability', async () => {
-    const t = await appWith({ mcp: { loopbackOnly: true } });
-    const res = await post(t).send(INIT);
-    expect(res.status).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body.result).toMatchObject({ serverInfo: { name: 'animal-store-api', version: '1.0.0' }, capabilities: { tools: {} } });
-  });
+  test('when it is enabled, then initialize answers with the server’s name, version and the tools capability', () =>
+    withApp({ mcp: { loopbackOnly: true } }, async (t) => {
+      const res = await post(t).send(INIT);
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.body.result).toMatchObject({ serverInfo: { name: 'animal-store-api', version: '1.0.0' }, capabilities: { tools: {} } });
+    }));
 });
 
 describe('DNS-rebinding protection', () => {
   test('when the service listens on loopback and the Host names another host, then 403 and nothing is read', async () => {
-    const t = await appWith({ mcp: { loopbackOnly: true } });
-    const res = await post(t).set('Host', 'rebound.example:3000').send(INIT);
-    expect(res.status).toBe(403);
-    expect(JSON.stringify(res.body)).toContain('Invalid Host');
-    const listening = await appWith({ mcp: { loopbackOnly: false } });
-    expect((await post(listening).set('Host', 'api.example.com').send(INIT)).status).toBe(200);
+    await withApp({ mcp: { loopbackOnly: true } }, async (t) => {
+      const res = await post(t).set('Host', 'rebound.example:3000').send(INIT);
+      expect(res.status).toBe(403);
+      expect(JSON.stringify(res.body)).toContain('Invalid Host');
+    });
+    await withApp({ mcp: { loopbackOnly: false } }, async (t) => {
+      expect((await post(t).set('Host', 'api.example.com').send(INIT)).status).toBe(200);
+    });
   });
 
   test('when a browser’s Origin is not listed in CORS_ORIGINS, then 403, whatever the key; CORS_ORIGINS=* opens /mcp to none', async () => {
-    for (const corsOrigins of [['https://app.example.com'], '*' as const]) {
-      const t = await appWith({ mcp: { loopbackOnly: true }, corsOrigins });
-      const res = await post(t).set('Origin', 'http://rebound.example:3000').send(INIT);
-      expect(res.status).toBe(403);
-      expect(res.body.error.message).toContain('may not call /mcp');
-      expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    }
+    for (const corsOrigins of [['https://app.example.com'], '*' as const])
+      await withApp({ mcp: { loopbackOnly: true }, corsOrigins }, async (t) => {
+        const res = await post(t).set('Origin', 'http://rebound.example:3000').send(INIT);
+        expect(res.status).toBe(403);
+        expect(res.body.error.message).toContain('may not call /mcp');
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      });
   });
 
-  test('when the Origin is listed, then its preflight allows the MCP headers and its POST is answered with CORS headers', async () => {
-    const t = await appWith({ mcp: { loopbackOnly: true }, corsOrigins: ['https://app.example.com'] });
-    const preflight = await supertest(t.app)
-      .options('/mcp')
-      .set('Origin', 'https://app.example.com')
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version');
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Protocol-Version');
-    const res = await post(t).set('Origin', 'https://app.example.com').send(INIT);
-    expect(res.status).toBe(200);
-    expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
-  });
+  test('when the Origin is listed, then its preflight allows the MCP headers and its POST is answered with CORS headers', () =>
+    withApp({ mcp: { loopbackOnly: true }, corsOrigins: ['https://app.example.com'] }, async (t) => {
+      const preflight = await supertest(t.app)
+        .options('/mcp')
+        .set('Origin', 'https://app.example.com')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Protocol-Version');
+      const res = await post(t).set('Origin', 'https://app.example.com').send(INIT);
+      expect(res.status).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    }));
 });
 
 describe('the request', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await appWith({ mcp: { loopbackOnly: true } });
+    t = await startTestApp({ mcp: { loopbackOnly: true } });
   });
+  afterAll(() => t.close());
 
   test.each(['get', 'delete', 'put'] as const)(
     'when the method is %s, then 405 naming POST (the endpoint keeps no session)',

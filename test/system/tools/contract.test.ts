@@ -45,7 +45,7 @@ describe('npm run contract', () => {
       '✗ handlers: no handler for: src/handlers/listPhotos.ts\n    → run `npm run generate` to write a stub for each, then fill it in',
     );
     expect(r.stdout).toContain(
-      '✗ generated: stale for the spec: generated/openapi.ts, generated/handlers.ts, generated/security.ts\n    → run `npm run generate`',
+      '✗ generated: stale for the spec: generated/openapi.ts, generated/handlers.ts, generated/security.ts, generated/mcp-tools.ts\n    → run `npm run generate`',
     );
   }, 60_000);
 
