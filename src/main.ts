@@ -117,10 +117,10 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
   return { ...parts, ...(await buildApps(config, logging, spec, parts)) };
 }
 
-/** The app on the stores, and METRICS_PORT's app sharing its metrics. */
 /** HOST names a loopback address: only this machine reaches the service. */
 const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
+/** The app on the stores, and METRICS_PORT's app sharing its metrics. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing } = parts;
   const { idempotencyTtlSeconds } = config;
