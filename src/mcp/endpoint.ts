@@ -66,7 +66,9 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
 /** The loopback target of a call: the address the MCP request arrived on, with its Host and key. */
 function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing | undefined): Loopback {
   const local = req.socket.address() as AddressInfo;
-  const id = String(res.getHeader('X-Request-Id') ?? randomUUID()).slice(0, 100);
+  // The operation's line is found from the /mcp line's id; cut to fit the 128 characters a request id may have.
+  const suffix = `:mcp:${tool.name}`;
+  const id = String(res.getHeader('X-Request-Id') ?? randomUUID()).slice(0, Math.max(0, 128 - suffix.length));
   const trace: Record<string, string> = {};
   tracing?.inject(trace);
   return {
@@ -74,7 +76,7 @@ function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing
     port: local.port,
     host: req.headers.host ?? '',
     authorization: req.headers.authorization ?? '',
-    requestId: `${id}:mcp:${tool.name}`,
+    requestId: `${id}${suffix}`,
     trace,
   };
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContractChecker } from '../../../src/contract/contractChecker';
 import { mcpTools } from '../../../generated/mcp-tools';
-import { API_KEY, type TestApp, buildNewPet, insertPets, issueKey, listenOnLoopback, startTestApp } from '../../support/harness';
+import { API_KEY, type TestApp, auth, buildNewPet, insertPets, issueKey, listenOnLoopback, startTestApp } from '../../support/harness';
 import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';
 
 /*
@@ -174,6 +174,21 @@ describe('tools/call', () => {
     const outer = lines.find((l) => l.req?.path === '/mcp' && l.mcpTool === 'listPets');
     expect(inner).toMatchObject({ operationId: 'listPets', res: { statusCode: 200 }, client: outer?.client });
     expect(inner?.req.id).toBe(`${outer?.req.id}:mcp:listPets`);
+    // A caller's own request id of the longest kind is cut so that the operation's id still ends in the tool.
+    const long = 'r'.repeat(128);
+    const before2 = t.logs().length;
+    const res = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { ...auth(), 'X-Request-Id': long, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listPets', arguments: {} } }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const cut = t
+      .logs()
+      .slice(before2)
+      .find((l) => l.req?.path === '/v1/pets');
+    expect(cut?.req.id).toBe(`${'r'.repeat(128 - ':mcp:listPets'.length)}:mcp:listPets`);
     const text = await t.metrics.registry.metrics();
     expect(text).toMatch(/animal_store_mcp_tool_calls_total\{tool="listPets",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/animal_store_http_requests_total\{operationId="listPets",status="200"\} [1-9]/);
