@@ -5,7 +5,7 @@ import { createKey } from '../../../src/store/keyAdmin';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
-import { checkedCall, connectMcp, errorBodyOf } from '../../support/mcp';
+import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';
 
 /*
  * The real server (src/main.ts, configured from its environment) with MCP_ENABLED=true, driven by
@@ -17,6 +17,8 @@ let db: TestDatabase;
 let server: Running;
 let checker: ContractChecker;
 let readOnlyKey: string;
+/** A client of its own, used only once the quota is small: the windows of a client are kept in the database, across restarts. */
+let limitedKey: string;
 const clients: Client[] = [];
 const connectWith = async (key: string) => {
   const client = await connectMcp(server.origin, key);
@@ -24,19 +26,22 @@ const connectWith = async (key: string) => {
   return client;
 };
 
+const serverEnv = () => ({
+  DATABASE_URL: db.url,
+  API_KEYS: KEY,
+  MCP_ENABLED: 'true',
+  ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}),
+});
+
 beforeAll(async () => {
   db = await freshDatabase();
   // The key is made before the server starts: the embedded test database serves one connection at a time.
   const sql = connect(db.url, { max: 1 });
   await migrate(sql);
   readOnlyKey = (await createKey(sql, { client: 'mcp-reader', scopes: ['pets:read'], actor: 'test' })).key;
+  limitedKey = (await createKey(sql, { client: 'mcp-limited', scopes: ['pets:read'], actor: 'test' })).key;
   await sql.end();
-  server = await startServer({
-    DATABASE_URL: db.url,
-    API_KEYS: KEY,
-    MCP_ENABLED: 'true',
-    ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn' } : {}),
-  });
+  server = await startServer(serverEnv());
   checker = await ContractChecker.create();
 }, 60_000);
 afterAll(async () => {
@@ -89,4 +94,16 @@ test('when the arguments are wrong or the key may not write, then the agent is t
   const reader = await connectWith(readOnlyKey);
   await expect(reader.callTool({ name: 'createPet', arguments: { body: { name: 'No', categoryId: 1 } } })).rejects.toThrow(/403/);
   expect(server.output()).toMatch(/"mcpTool":"createPet"/);
+});
+
+test('when a key’s quota is spent, then the tool error says rate_limited and how long to wait', async () => {
+  // Last: the server is restarted with a small quota (one server at a time on the test database).
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await stop(server);
+  server = await startServer({ ...serverEnv(), RATE_LIMIT: '2/1m' });
+  const client = await connectWith(limitedKey);
+  for (let i = 0; i < 2; i++) expect((await checkedCall(client, checker, 'listPets', { limit: 1 })).result.isError).toBeFalsy();
+  const { result } = await checkedCall(client, checker, 'listPets', { limit: 1 });
+  expect(errorBodyOf(result)).toMatchObject({ code: 'rate_limited', status: 429 });
+  expect(textOf(result)).toMatch(/Retry after [1-9][0-9]* seconds\./);
 });
