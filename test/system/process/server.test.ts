@@ -92,6 +92,14 @@ describe('the server process (npm start)', () => {
         expect(server.output()).toContain('(2 processes)');
         expect(server.output().match(/listening on/g)).toHaveLength(1);
         const key = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(server.output())?.[1];
+        // The banner comes at most 2 s after both listen, ready or not (a loaded machine can take longer to
+        // migrate): the burst waits until /readyz answers 200 four times in a row, each on a new connection,
+        // which the cluster hands to its workers in turn.
+        for (let i = 0, inARow = 0; inARow < 4; i++) {
+          if (i > 300) throw new Error(`not ready:\n${server.output()}`);
+          inARow = (await fetch(`${server.origin}/readyz`, { headers: { Connection: 'close' } })).status === 200 ? inARow + 1 : 0;
+          if (inARow === 0) await new Promise((r) => setTimeout(r, 50));
+        }
         const statuses = await Promise.all(
           Array.from({ length: 20 }, () =>
             fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status),
