@@ -8,6 +8,7 @@ import { migrate } from '../../src/store/migrate';
 import { type ServerProcess, type StartOptions, UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { conditionalReads } from './conditional';
+import { mcpCalls } from './mcp';
 import { type Load, type Measurement, type Scenario, SCENARIOS, auth, f2, measure, median } from './measure';
 
 /** Where a server started by the bench writes its output. */
@@ -101,7 +102,14 @@ export async function deepPages(
     await seedSampleAnimals(sql, o.deepPets);
     await sql`VACUUM ANALYZE pets`;
     server = await startProduct(
-      { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'off' },
+      {
+        DATABASE_URL: db.url,
+        API_KEYS: key,
+        RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+        LOG_LEVEL: 'info',
+        VALIDATE_RESPONSES: 'off',
+        MCP_ENABLED: 'true',
+      },
       logFile('deep'),
     );
     const origin = new URL(server.baseUrl).origin;
@@ -168,6 +176,7 @@ export async function deepPages(
     }
     out(`\np99 deep page / first page: ${ratios.join('; ')} (target ≤ 1.25: ${ok ? 'met' : 'NOT met'})`);
     clean &&= (await conditionalReads(server, key, o, out)).clean;
+    clean &&= (await mcpCalls(server, key, o, out)).clean;
     return { ok, clean };
   } finally {
     await server?.stop();

@@ -4,7 +4,7 @@
  * gets the same key and scope check, rate limit, body rules, validation, deadline, handler, reply
  * check, request log line, metrics and span. Its answer becomes the tool's result.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBody';
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
@@ -21,6 +21,8 @@ export interface Loopback {
   requestId: string;
   /** Headers that make the loopback request's span a child of the tool call's (`traceparent`). */
   trace: Record<string, string>;
+  /** The kept-alive connections of the endpoint (`loopbackAgent`); false: a connection of its own. */
+  agent: Agent | false;
 }
 
 /** The operation's request: its path and query, its header parameters, its JSON body. */
@@ -89,8 +91,30 @@ export function requestOf(tool: McpTool, args: Record<string, unknown>): { made:
   return { made: { path: search ? `${path}?${search}` : path, headers, body } };
 }
 
-/** Sends the operation's request to this server, and reads its answer. */
-export function send(to: Loopback, method: string, made: Made): Promise<Answer> {
+/**
+ * The connections to this server that tool calls reuse (kept alive): a new TCP connection per call
+ * cost more than the rest of the loopback. Idle ones are closed after 5 s, well before the server
+ * would close them (KEEP_ALIVE_TIMEOUT_MS), and the server closes them itself when it drains.
+ */
+export const loopbackAgent = () => new Agent({ keepAlive: true, timeout: 5_000 });
+
+/**
+ * Sends the operation's request to this server, and reads its answer. A read that finds its
+ * kept-alive connection closed under it (the server drained it, ECONNRESET before any answer) is
+ * sent once more on a new one: a GET changes nothing. A write is not resent: it may have arrived.
+ */
+export async function send(to: Loopback, method: string, made: Made): Promise<Answer> {
+  try {
+    return await sendOnce(to, method, made, to.agent);
+  } catch (err) {
+    const reset =
+      (err as { code?: unknown; reusedSocket?: boolean }).code === 'ECONNRESET' && (err as { reusedSocket?: boolean }).reusedSocket;
+    if (!reset || (method !== 'GET' && method !== 'HEAD')) throw err;
+    return sendOnce(to, method, made, false);
+  }
+}
+
+function sendOnce(to: Loopback, method: string, made: Made, agent: Agent | false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {
       ...made.headers,
@@ -99,15 +123,14 @@ export function send(to: Loopback, method: string, made: Made): Promise<Answer> 
       authorization: to.authorization,
       accept: 'application/json',
       'x-request-id': to.requestId,
-      connection: 'close',
     };
     if (made.body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(made.body));
     }
-    const req = request({ host: to.address, port: to.port, method, path: made.path, headers, agent: false, timeout: ANSWER_TIMEOUT_MS });
+    const req = request({ host: to.address, port: to.port, method, path: made.path, headers, agent, timeout: ANSWER_TIMEOUT_MS });
     req.on('timeout', () => req.destroy(new Error(`no answer from ${method} ${made.path} within ${ANSWER_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;

@@ -12,10 +12,12 @@
  *                 call; tools/call runs the operation through the API's own pipeline (call.ts)
  */
 import { randomUUID } from 'node:crypto';
+import type { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import cors from 'cors';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
@@ -26,7 +28,7 @@ import { HttpError, invalidField, toHttpError } from '../http/errors';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import type { Tracing } from '../ops/tracing';
-import { type Loopback, requestOf, resultOf, send, unreachedResult } from './call';
+import { type Loopback, loopbackAgent, requestOf, resultOf, send, unreachedResult } from './call';
 
 export const MCP_PATH = '/mcp';
 
@@ -42,6 +44,12 @@ export interface McpDeps {
   loopbackOnly: boolean;
   metrics: Metrics;
   tracing?: Tracing;
+}
+
+/** Made once per endpoint, used by every request: the SDK's schema validator, and the loopback's kept-alive connections. */
+interface Shared {
+  validator: AjvJsonSchemaValidator;
+  agent: Agent;
 }
 
 /** What the request's handling learned, for the log line (RequestFacts.mcpTool). */
@@ -64,7 +72,7 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
 }
 
 /** The loopback target of a call: the address the MCP request arrived on, with its Host and key. */
-function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing | undefined): Loopback {
+function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing | undefined, agent: Agent): Loopback {
   const local = req.socket.address() as AddressInfo;
   // The operation's line is found from the /mcp line's id; cut to fit the 128 characters a request id may have.
   const suffix = `:mcp:${tool.name}`;
@@ -78,13 +86,18 @@ function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing
     authorization: req.headers.authorization ?? '',
     requestId: `${id}${suffix}`,
     trace,
+    agent,
   };
 }
 
 /** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
-function serverFor(deps: McpDeps, req: Request, res: Response, key: AuthenticatedKey): Server {
+function serverFor(deps: McpDeps, shared: Shared, req: Request, res: Response, key: AuthenticatedKey): Server {
   const visible = new Map(deps.tools.filter((t) => holdsScopes(key, t.scopes)).map((t) => [t.name, t]));
-  const server = new Server({ name: deps.name, version: deps.version }, { capabilities: { tools: { listChanged: false } } });
+  // One validator for every request's server: the SDK would make an Ajv instance per server otherwise.
+  const server = new Server(
+    { name: deps.name, version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: shared.validator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...visible.values()].map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
       name,
@@ -103,7 +116,7 @@ function serverFor(deps: McpDeps, req: Request, res: Response, key: Authenticate
       const mapped = requestOf(tool, request.params.arguments ?? {});
       if ('refused' in mapped) return mapped.refused;
       try {
-        return resultOf(tool, await send(loopbackOf(req, res, tool, deps.tracing), tool.call.method, mapped.made));
+        return resultOf(tool, await send(loopbackOf(req, res, tool, deps.tracing, shared.agent), tool.call.method, mapped.made));
       } catch (err) {
         return unreachedResult(tool, err);
       }
@@ -117,6 +130,7 @@ function serverFor(deps: McpDeps, req: Request, res: Response, key: Authenticate
 
 /** Steps 2 to 7 for one request to /mcp. */
 function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHandler {
+  const shared: Shared = { validator: new AjvJsonSchemaValidator(), agent: loopbackAgent() };
   return async (req, res) => {
     res.locals.route = MCP_PATH;
     res.setHeader('Cache-Control', 'no-store');
@@ -157,7 +171,7 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
         });
       const forbidden = forbiddenCall(decoded.value, tools, auth.key);
       if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
-      const server = serverFor(deps, req, res, auth.key);
+      const server = serverFor(deps, shared, req, res, auth.key);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpTools } from '../../../generated/mcp-tools';
 import { headerArgument } from '../../../src/contract/mcpTools';
-import { type Loopback, requestOf, resultOf, send, unreachedResult } from '../../../src/mcp/call';
+import { type Loopback, loopbackAgent, requestOf, resultOf, send, unreachedResult } from '../../../src/mcp/call';
 
 /*
  * A tool call's arguments made into the operation's request, and its answer (or its failure on
@@ -92,7 +92,15 @@ describe('an answer into a result', () => {
 });
 
 describe('a request that fails on the way', () => {
-  const to = (port: number): Loopback => ({ address: '127.0.0.1', port, host: 'x', authorization: 'Bearer k', requestId: 'r', trace: {} });
+  const to = (port: number): Loopback => ({
+    address: '127.0.0.1',
+    port,
+    host: 'x',
+    authorization: 'Bearer k',
+    requestId: 'r',
+    trace: {},
+    agent: false,
+  });
 
   test('when the connection is refused (the server is stopping), then 503: nothing was done', async () => {
     const server = createServer();
@@ -114,5 +122,33 @@ describe('a request that fails on the way', () => {
       status: 500,
       message: expect.stringContaining('may or may not have run'),
     });
+  });
+
+  test('when a kept-alive connection is closed under a read, then the read is sent once more on a new one; a write is not', async () => {
+    // Answers the first request of each connection and keeps it open; resets a connection at its second request.
+    const server = createServer((socket) => {
+      let requests = 0;
+      socket.on('data', () => {
+        requests += 1;
+        if (requests > 1) socket.destroy();
+        else socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n[]');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const agent = loopbackAgent();
+    try {
+      const at = { ...to(port), agent };
+      expect((await send(at, 'GET', made('listPets', {}))).status).toBe(200);
+      // The same connection again: reset under the read, which is resent on a new connection.
+      expect((await send(at, 'GET', made('listPets', {}))).status).toBe(200);
+      expect((await send(at, 'POST', made('createPet', { body: { name: 'Rex', categoryId: 1 } }))).status).toBe(200);
+      await expect(send(at, 'POST', made('createPet', { body: { name: 'Rex', categoryId: 1 } }))).rejects.toMatchObject({
+        code: 'ECONNRESET',
+      });
+    } finally {
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
