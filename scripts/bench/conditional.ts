@@ -5,15 +5,9 @@
  * limit and the page's read, as a 200 is (docs/performance.md says why): what it saves is the
  * body on the wire, its transfer and the client's parse, not the database read.
  */
-import type { ServerProcess } from '../lib/processes';
-import { type Load, type Measurement, type Scenario, auth, f2, measure, median } from './measure';
+import { type PairSection, type Scenario, auth, f2, sideBySide } from './measure';
 
-export async function conditionalReads(
-  server: ServerProcess,
-  key: string,
-  o: Load & { rounds: number; smoke: boolean },
-  out: (line: string) => void,
-): Promise<{ clean: boolean }> {
+export const conditionalReads: PairSection = async (server, key, o, out) => {
   const path = '/v1/pets?limit=20';
   const origin = new URL(server.baseUrl).origin;
   const etag = (await fetch(`${origin}${path}`, { headers: auth(key) })).headers.get('etag');
@@ -30,27 +24,12 @@ export async function conditionalReads(
     expected: 304,
     request: (k) => ({ method: 'GET', path, headers: { ...auth(k), 'if-none-match': etag } }),
   };
-  const pair = [full, notModified];
-  const runs = pair.map(() => [] as Measurement[]);
-  for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++)
-    for (const i of round % 2 ? [1, 0] : [0, 1]) {
-      const m = await measure(server, pair[i] as Scenario, key, o);
-      if (round > 0) runs[i]?.push(m);
-    }
   out('');
   out('## Conditional re-reads: a page polled with its ETag\n');
   out(
     `The first page (limit=20) read in full, beside the same request with \`If-None-Match\` naming its ETag; ${o.rounds} interleaved round(s) after a warm-up.\n`,
   );
-  out('| answer | req/s (median) | p50 ms | p99 ms | server CPU µs/request | errors | unexpected |');
-  out('|---|---|---|---|---|---|---|');
-  const cpu = (i: number) => median((runs[i] ?? []).map((m) => m.cpuUs));
-  pair.forEach((scenario, i) => {
-    const ms = runs[i] ?? [];
-    out(
-      `| ${scenario.name} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${Math.round(cpu(i))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} |`,
-    );
-  });
-  out(`\nserver CPU per request, 304 / 200: ${f2(cpu(1) / cpu(0))}`);
-  return { clean: runs.flat().every((m) => m.errors === 0 && m.unexpected === 0) };
-}
+  const { cpuRatio, clean } = await sideBySide(server, [full, notModified], key, o, out, 'answer');
+  out(`\nserver CPU per request, 304 / 200: ${f2(cpuRatio)}`);
+  return { clean };
+};

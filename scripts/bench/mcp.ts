@@ -4,15 +4,9 @@
  * operation's own request over loopback (src/mcp/call.ts), so it costs that request, the loopback
  * connection, and the SDK's JSON-RPC handling on top: what this section measures.
  */
-import type { ServerProcess } from '../lib/processes';
-import { type Load, type Measurement, type Scenario, auth, f2, measure, median } from './measure';
+import { type PairSection, type Scenario, auth, f2, sideBySide } from './measure';
 
-export async function mcpCalls(
-  server: ServerProcess,
-  key: string,
-  o: Load & { rounds: number; smoke: boolean },
-  out: (line: string) => void,
-): Promise<{ clean: boolean }> {
+export const mcpCalls: PairSection = async (server, key, o, out) => {
   const path = '/v1/pets?limit=20';
   const direct: Scenario = {
     name: `${path} (the operation, directly)`,
@@ -42,27 +36,12 @@ export async function mcpCalls(
   const result = ((await answer.json()) as { result?: { isError?: boolean; structuredContent?: { status?: number } } }).result;
   if (answer.status !== 200 || result?.isError || result?.structuredContent?.status !== 200)
     throw new Error(`the tool call does not answer the page: ${answer.status} ${JSON.stringify(result)}`);
-  const pair = [direct, tool];
-  const runs = pair.map(() => [] as Measurement[]);
-  for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++)
-    for (const i of round % 2 ? [1, 0] : [0, 1]) {
-      const m = await measure(server, pair[i] as Scenario, key, o);
-      if (round > 0) runs[i]?.push(m);
-    }
   out('');
   out('## MCP tool calls: the first page through /mcp\n');
   out(
     `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts both of a tool call's requests: /mcp and the operation's own, over loopback.\n`,
   );
-  out('| request | req/s (median) | p50 ms | p99 ms | server CPU µs/request | errors | unexpected |');
-  out('|---|---|---|---|---|---|---|');
-  const cpu = (i: number) => median((runs[i] ?? []).map((m) => m.cpuUs));
-  pair.forEach((scenario, i) => {
-    const ms = runs[i] ?? [];
-    out(
-      `| ${scenario.name} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${Math.round(cpu(i))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} |`,
-    );
-  });
-  out(`\nserver CPU per request, tool call / direct: ${f2(cpu(1) / cpu(0))}`);
-  return { clean: runs.flat().every((m) => m.errors === 0 && m.unexpected === 0) };
-}
+  const { cpuRatio, clean } = await sideBySide(server, [direct, tool], key, o, out, 'request');
+  out(`\nserver CPU per request, tool call / direct: ${f2(cpuRatio)}`);
+  return { clean };
+};

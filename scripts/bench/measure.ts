@@ -155,3 +155,42 @@ export const median = (xs: number[]) => {
 };
 export const geomean = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
 export const f2 = (x: number) => x.toFixed(2);
+
+/** A section of the deep page's run that sets two scenarios side by side (conditional.ts, mcp.ts). */
+export type PairSection = (
+  server: ServerProcess,
+  key: string,
+  o: Load & { rounds: number; smoke: boolean },
+  out: (line: string) => void,
+) => Promise<{ clean: boolean }>;
+
+/**
+ * Two scenarios measured side by side on one server, in interleaved rounds (the order flips each
+ * round) after a warm-up round (none with --smoke); prints their table (req/s, p50, p99, server CPU
+ * per request) and returns the CPU ratio, second / first, and whether every run was clean.
+ */
+export async function sideBySide(
+  server: ServerProcess,
+  pair: readonly [Scenario, Scenario],
+  key: string,
+  o: Load & { rounds: number; smoke: boolean },
+  out: (line: string) => void,
+  column: string,
+): Promise<{ cpuRatio: number; clean: boolean }> {
+  const runs = pair.map(() => [] as Measurement[]);
+  for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++)
+    for (const i of round % 2 ? [1, 0] : [0, 1]) {
+      const m = await measure(server, pair[i] as Scenario, key, o);
+      if (round > 0) runs[i]?.push(m);
+    }
+  out(`| ${column} | req/s (median) | p50 ms | p99 ms | server CPU µs/request | errors | unexpected |`);
+  out('|---|---|---|---|---|---|---|');
+  const cpu = (i: number) => median((runs[i] ?? []).map((m) => m.cpuUs));
+  pair.forEach((scenario, i) => {
+    const ms = runs[i] ?? [];
+    out(
+      `| ${scenario.name} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${Math.round(cpu(i))} | ${ms.reduce((a, m) => a + m.errors, 0)} | ${ms.reduce((a, m) => a + m.unexpected, 0)} |`,
+    );
+  });
+  return { cpuRatio: cpu(1) / cpu(0), clean: runs.flat().every((m) => m.errors === 0 && m.unexpected === 0) };
+}
