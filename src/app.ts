@@ -13,7 +13,7 @@ import { requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import { mcpRouter } from './mcp/endpoint';
 import { createAuthenticator } from './http/auth';
-import { checkToolsMatchSpec } from './contract/mcpTools';
+import { checkToolsMatchSpec, isTool } from './contract/mcpTools';
 import { mcpTools } from '../generated/mcp-tools';
 
 /**
@@ -61,7 +61,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   if (deps.mcp) {
     checkToolsMatchSpec(
       mcpTools,
-      [...spec.operations.values()].filter((op) => op.scopes.length > 0).map((op) => op.operationId),
+      [...spec.operations.values()].filter((op) => isTool(spec, op)).map((op) => op.operationId),
     );
     app.use(
       mcpRouter({

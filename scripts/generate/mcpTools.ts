@@ -6,8 +6,8 @@
  * and for a paged list `next`, the arguments of the next page.
  */
 import type { OpenAPIV3 } from 'openapi-types';
-import { BODY_ARGUMENT, type JsonSchema, type McpTool, type ToolArgument, headerArgument } from '../../src/contract/mcpTools';
-import { type OperationFacts, type Spec, resolve, underApiRoot } from '../../src/contract/spec';
+import { BODY_ARGUMENT, type JsonSchema, type McpTool, type ToolArgument, headerArgument, isTool } from '../../src/contract/mcpTools';
+import { type OperationFacts, type Spec, resolve } from '../../src/contract/spec';
 
 type Doc = OpenAPIV3.Document;
 
@@ -114,7 +114,7 @@ function outputOf(doc: Doc, op: OpenAPIV3.OperationObject, input: JsonSchema) {
 export function mcpToolsOf(spec: Spec): McpTool[] {
   const doc = spec.document;
   return [...spec.operations.values()]
-    .filter((facts) => facts.scopes.length > 0 && underApiRoot(spec, facts.fullPath))
+    .filter((facts) => isTool(spec, facts))
     .map((facts) => {
       const item = doc.paths[facts.path] as OpenAPIV3.PathItemObject;
       const op = item[facts.method.toLowerCase() as OpenAPIV3.HttpMethods] as OpenAPIV3.OperationObject;

@@ -4,6 +4,8 @@
  * input and output schemas, the hints), and how a call becomes the operation's HTTP request.
  */
 
+import { type OperationFacts, type Spec, underApiRoot } from './spec';
+
 /** JSON Schema, as the spec writes it with every `$ref` replaced by what it points at. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -51,6 +53,10 @@ export const headerArgument = (header: string): string =>
 
 /** The argument that carries a request body. */
 export const BODY_ARGUMENT = 'body';
+
+/** An operation is a tool when it is under the API root and needs a key (the probes are neither): the one rule, for generate and start-up. */
+export const isTool = (spec: Pick<Spec, 'apiRoot'>, op: Pick<OperationFacts, 'scopes' | 'fullPath'>): boolean =>
+  op.scopes.length > 0 && underApiRoot(spec, op.fullPath);
 
 /** Fails, naming them, when generated/mcp-tools.ts and the spec's operations disagree (it is stale: run `npm run generate`). */
 export function checkToolsMatchSpec(tools: readonly McpTool[], secured: Iterable<string>): void {
