@@ -4,24 +4,31 @@ import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contr
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/reply';
 import { requireValidHost } from './http/host';
-import { type PipelineDeps, createApiPipeline } from './http/pipeline';
+import { type CoreDeps, RequestCore } from './http/pipeline';
+import { expressDoor } from './http/expressDoor';
+import { inProcessDoor } from './http/inProcessDoor';
 import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
 import { replyViolationReport } from './ops/replyViolations';
-import { requestLog } from './ops/requestLog';
+import { createRequestRecorder, requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
+import type { KeyRegistry } from './store/keys/registry';
 import { mcpRouter } from './mcp/endpoint';
 import { createAuthenticator } from './http/auth';
 import { checkToolsMatchSpec, isTool } from './contract/mcpTools';
 import { mcpTools } from '../generated/mcp-tools';
 
 /**
- * What the app is built from: everything the request pipeline takes (`PipelineDeps`, documented
- * there) but what the app makes itself (openapi-backend, the report of a reply that broke the
- * contract), and what the app's other middleware needs.
+ * What the app is built from: everything the request core takes (`CoreDeps`, documented there)
+ * but what the app makes itself (openapi-backend, the bearer check, the report of a reply that
+ * broke the contract), and what the app's other middleware needs.
  */
-export interface AppDeps extends Omit<PipelineDeps, 'backend' | 'onReplyViolation'> {
+export interface AppDeps extends Omit<CoreDeps, 'backend' | 'authenticate' | 'onReplyViolation'> {
+  /** API_KEYS: the bootstrap keys, with every scope. */
+  bootstrapKeys: readonly string[];
+  /** The managed keys (npm run keys), kept in memory and refreshed; absent: the bootstrap keys only. */
+  keyRegistry?: KeyRegistry;
   /** One line per request (and its fault, if any) goes here. */
   logging: Logging;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
@@ -48,13 +55,22 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
   const backend = await createBackend(spec);
   const metrics = deps.metrics ?? createMetrics({ queriesInFlight });
+  // One core, one bearer check and one record of requests, for both doors: express's and /mcp's.
+  const authenticate = createAuthenticator({ bootstrapKeys: deps.bootstrapKeys, keyRegistry: deps.keyRegistry, scopes: spec.scopes });
+  const core = new RequestCore({
+    ...deps,
+    backend,
+    authenticate,
+    onReplyViolation: replyViolationReport(metrics, deps.logging.logger, deps.validateResponses ?? 'off'),
+  });
+  const record = createRequestRecorder({ ...deps.logging, metrics, countedByClient: deprecatedOperations(spec), tracing: deps.tracing });
 
   const app = express();
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
   // Every response: request id, nosniff, metrics, one log line (and with tracing on, the request's server span).
-  app.use(requestLog({ ...deps.logging, metrics, countedByClient: deprecatedOperations(spec), tracing: deps.tracing }));
+  app.use(requestLog(record));
   // RFC 9112 §3.2: one valid Host, or 400.
   app.use(requireValidHost);
   // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
@@ -66,7 +82,8 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     app.use(
       mcpRouter({
         tools: mcpTools,
-        authenticate: createAuthenticator({ apiKeys: deps.apiKeys, registry: deps.keyRegistry, scopes: spec.scopes }),
+        authenticate,
+        call: inProcessDoor(core, record),
         name: 'animal-store-api',
         version: spec.document.info.version,
         allowedOrigins: deps.corsOrigins === '*' || deps.corsOrigins === undefined ? [] : deps.corsOrigins,
@@ -79,13 +96,7 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
   if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
   // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.
-  app.use(
-    createApiPipeline({
-      ...deps,
-      backend,
-      onReplyViolation: replyViolationReport(metrics, deps.logging.logger, deps.validateResponses ?? 'off'),
-    }),
-  );
+  app.use(expressDoor(core));
   // Outside the contract: metrics, the contract itself and its reference page.
   if (!deps.metricsOnOwnPort) app.get('/metrics', metricsRoute(metrics, deps.metricsToken, 'public'));
   app.use(contractRoutes(spec));

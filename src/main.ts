@@ -18,7 +18,7 @@ import { type ShutdownStep, shutDown } from './ops/shutdown';
 import { type Tracing, startTracing } from './ops/tracing';
 import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
-import { type KeyRegistry, createKeyRegistry } from './store/apiKeys';
+import { type KeyRegistry, createKeyRegistry } from './store/keys/registry';
 import { queriesInFlight } from './store/db';
 import { type Database, openDatabase } from './store/open';
 import { type DatabasePreparation, prepareDatabase } from './store/prepare';
@@ -71,7 +71,7 @@ function printBanner(logger: Logger, { spec, config, database, ports, applied, p
     title: spec.document.info.title,
     version: spec.document.info.version,
     apiRoot: spec.apiRoot,
-    keys: { count: config.apiKeys.length, generated: config.apiKeyGenerated ? config.apiKeys[0] : undefined },
+    keys: { count: config.bootstrapKeys.length, generated: config.bootstrapKeyGenerated ? config.bootstrapKeys[0] : undefined },
     origin: originOf(config, ports.port),
     metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
     database: describeDatabase(facts, applied),
@@ -128,7 +128,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     idempotencyTtlSeconds,
     preparation,
     reads,
-    keys: keyRegistry,
+    keyRegistry,
     followsPrimary: config.databaseFollowsPrimary,
     failoverTimeoutMs: config.databaseFailoverTimeoutMs,
   });
@@ -136,7 +136,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
   const app = await createApp({
     spec,
     handlers: withStores(stores),
-    apiKeys: config.apiKeys,
+    bootstrapKeys: config.bootstrapKeys,
     keyRegistry,
     logging,
     metrics,

@@ -32,7 +32,7 @@ export function runPrimary(
   printBanner: (ports: Ports, applied: number[] | undefined, processes: number) => void,
 ): void {
   // Every worker accepts the same keys, the generated one included.
-  const env = { API_KEYS: config.apiKeys.join(',') };
+  const env = { API_KEYS: config.bootstrapKeys.join(',') };
   const workers = Array.from({ length: config.webConcurrency }, () => cluster.fork(env));
   let listening = 0;
   let ready = 0;

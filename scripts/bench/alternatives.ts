@@ -23,17 +23,13 @@ import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import OpenAPIBackend, { type Context } from 'openapi-backend-published';
 import type { components } from '../../generated/openapi';
-import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
-import { BODY_LIMIT_BYTES } from '../../src/http/body';
-import { listPage } from '../../src/handlers/listPets';
-import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
-import { specPath } from '../../src/paths';
-import type { PlainStore } from './plainStore';
+import { type PlainStore, listPage } from './plainStore';
+import { BODY_LIMIT_BYTES, bodyOf, createAuthenticator, HttpError, specPath, toHttpError, unauthorizedError } from './shared';
 
 type PetStatus = components['schemas']['PetStatus'];
 
 export interface AlternativeDeps {
-  apiKeys: readonly string[];
+  bootstrapKeys: readonly string[];
   pets: PlainStore;
   /** The Deprecation and Sunset headers getPet's replies carry (from the spec: src/contract/spec.ts). */
   getPetHeaders: Readonly<Record<string, string>>;
@@ -76,8 +72,8 @@ const errorHandler: express.ErrorRequestHandler = (err, _req, res, _next) => {
 const jsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: false });
 
 /** express 5 + openapi-backend, as its README shows: register, registerSecurityHandler, init, handleRequest. */
-export async function createOpenApiBackendAlternative({ apiKeys, pets, getPetHeaders }: AlternativeDeps): Promise<express.Express> {
-  const authenticate = createAuthenticator({ apiKeys, scopes: [] });
+export async function createOpenApiBackendAlternative({ bootstrapKeys, pets, getPetHeaders }: AlternativeDeps): Promise<express.Express> {
+  const authenticate = createAuthenticator({ bootstrapKeys, scopes: [] });
   const api = new OpenAPIBackend({ definition: specPath, apiRoot: API_ROOT, strict: true });
   const keyOf = (req: express.Request) => authenticate(req.headers, req.rawHeaders);
   const requireKey = (req: express.Request) => {
@@ -151,8 +147,8 @@ export async function createOpenApiBackendAlternative({ apiKeys, pets, getPetHea
 }
 
 /** express 5 + express-openapi-validator, as its README shows: the middleware, express routes, an error handler. */
-export function createExpressOpenApiValidatorAlternative({ apiKeys, pets, getPetHeaders }: AlternativeDeps): express.Express {
-  const authenticate = createAuthenticator({ apiKeys, scopes: [] });
+export function createExpressOpenApiValidatorAlternative({ bootstrapKeys, pets, getPetHeaders }: AlternativeDeps): express.Express {
+  const authenticate = createAuthenticator({ bootstrapKeys, scopes: [] });
   const app = express();
   app.use(jsonBody);
   // The key before anything else under the API root, as the contract says (the validator would answer 404 and 405 first).

@@ -18,25 +18,37 @@
  */
 import { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express from 'express';
-import { BODY_LIMIT_BYTES, parseJsonExactly, readJsonBody } from '../../src/http/body';
-import { type Deadline, requestDeadline } from '../../src/store/deadline';
-import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
-import { errorMiddleware, sendError } from '../../src/http/reply';
-import type { Logging } from '../../src/ops/logger';
-import { createMetrics } from '../../src/ops/metrics';
-import { requestLog } from '../../src/ops/requestLog';
-import { listPage } from '../../src/handlers/listPets';
-import { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
-import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
-import { type Spec, deprecatedOperations } from '../../src/contract/spec';
-import { queriesInFlight } from '../../src/store/db';
-import type { PlainStore } from './plainStore';
-import type { RateLimiter } from '../../src/store/rateLimits';
+import { type PlainStore, listPage } from './plainStore';
 import { checkListQuery, checkNewPet, checkPetId } from './checks';
+import {
+  BODY_LIMIT_BYTES,
+  type Deadline,
+  HttpError,
+  type Logging,
+  type RateLimiter,
+  type Spec,
+  bodyOf,
+  createAuthenticator,
+  createMetrics,
+  createRequestRecorder,
+  deprecatedOperations,
+  errorMiddleware,
+  parseJsonExactly,
+  queriesInFlight,
+  rateLimitHeaders,
+  rateLimited,
+  readJsonBody,
+  requestDeadline,
+  requestLog,
+  sendError,
+  streamedBody,
+  toHttpError,
+  unauthorizedError,
+} from './shared';
 
 export interface BaselineDeps {
   spec: Spec;
-  apiKeys: readonly string[];
+  bootstrapKeys: readonly string[];
   pets: PlainStore;
 }
 
@@ -100,8 +112,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** The limit: node:http, hand-written routing, checks and responses. */
-export function createNodeBaseline({ spec, apiKeys, pets }: BaselineDeps): RequestListener {
-  const authenticate = createAuthenticator({ apiKeys, scopes: spec.scopes });
+export function createNodeBaseline({ spec, bootstrapKeys, pets }: BaselineDeps): RequestListener {
+  const authenticate = createAuthenticator({ bootstrapKeys, scopes: spec.scopes });
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
@@ -152,14 +164,18 @@ export interface ExpressFloorDeps extends BaselineDeps {
  * The floor: express 5 and the product's operational middleware, with hand-written checks
  * instead of the OpenAPI layer. Without a logger (and rate limiter): the bare floor.
  */
-export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimiter }: ExpressFloorDeps): express.Express {
-  const authenticate = createAuthenticator({ apiKeys, scopes: spec.scopes });
+export function createExpressBaseline({ spec, bootstrapKeys, pets, logging, rateLimiter }: ExpressFloorDeps): express.Express {
+  const authenticate = createAuthenticator({ bootstrapKeys, scopes: spec.scopes });
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
   if (logging)
-    app.use(requestLog({ ...logging, metrics: createMetrics({ queriesInFlight }), countedByClient: deprecatedOperations(spec) }));
+    app.use(
+      requestLog(
+        createRequestRecorder({ ...logging, metrics: createMetrics({ queriesInFlight }), countedByClient: deprecatedOperations(spec) }),
+      ),
+    );
   app.use('/v1', async (req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
     const auth = authenticate(req.headers, req.rawHeaders);
@@ -183,7 +199,7 @@ export function createExpressBaseline({ spec, apiKeys, pets, logging, rateLimite
   app.post('/v1/pets', async (req, res) => {
     res.locals.operationId = 'createPet';
     if (query(req).size > 0) throw new HttpError(400, 'validation_failed', 'createPet takes no query parameters');
-    const body = await readJsonBody(req, ['application/json']);
+    const body = await readJsonBody(req.headers, streamedBody(req), ['application/json']);
     res.status(201).json(await pets.create(checkNewPet(body?.value)));
   });
   app.get('/v1/pets/:petId', async (req, res) => {

@@ -4,7 +4,7 @@
  * baselines must refuse what the product refuses (test/component/tools/bench.test.ts compares them).
  */
 import type { components } from '../../generated/openapi';
-import { HttpError } from '../../src/http/errors';
+import { HttpError } from './shared';
 
 type NewPet = components['schemas']['NewPet'];
 type PetStatus = components['schemas']['PetStatus'];

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { connect } from '../../src/store/db';
 import { projectRoot } from '../../src/paths';
 import { migrate } from '../../src/store/migrate';
-import { createKey } from '../../src/store/keyAdmin';
+import { createKey } from '../../src/store/keys/admin';
 import { scopes } from '../../generated/security';
 import {
   type ServerProcess,

@@ -15,12 +15,8 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { components } from '../../generated/openapi';
-import { createAuthenticator, unauthorizedError } from '../../src/http/auth';
-import { BODY_LIMIT_BYTES } from '../../src/http/body';
-import { listPage } from '../../src/handlers/listPets';
-import { HttpError, bodyOf, toHttpError } from '../../src/http/errors';
-import type { Spec } from '../../src/contract/spec';
-import type { PlainStore } from './plainStore';
+import { type PlainStore, listPage } from './plainStore';
+import { BODY_LIMIT_BYTES, bodyOf, createAuthenticator, HttpError, type Spec, toHttpError, unauthorizedError } from './shared';
 
 type NewPet = components['schemas']['NewPet'];
 type PetStatus = components['schemas']['PetStatus'];
@@ -29,12 +25,12 @@ export interface FastifyDeps {
   spec: Spec;
   /** The spec's component schemas, dereferenced (openapi-backend's document: what a user would paste). */
   schemas: Record<string, object>;
-  apiKeys: readonly string[];
+  bootstrapKeys: readonly string[];
   pets: PlainStore;
 }
 
-export function createFastifyAlternative({ spec, schemas, apiKeys, pets }: FastifyDeps): FastifyInstance {
-  const authenticate = createAuthenticator({ apiKeys, scopes: spec.scopes });
+export function createFastifyAlternative({ spec, schemas, bootstrapKeys, pets }: FastifyDeps): FastifyInstance {
+  const authenticate = createAuthenticator({ bootstrapKeys, scopes: spec.scopes });
   const deprecation = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const { Pet, Pets, NewPet: newPet, Error: error, PetStatus: petStatus } = schemas;
   const app = Fastify({ bodyLimit: BODY_LIMIT_BYTES });

@@ -9,9 +9,9 @@
 import { scopes } from '../../generated/security';
 import { createAuthenticator } from '../../src/http/auth';
 import { createLogging } from '../../src/ops/logger';
-import { createKeyRegistry } from '../../src/store/apiKeys';
+import { createKeyRegistry } from '../../src/store/keys/registry';
 import { connect } from '../../src/store/db';
-import { createKey } from '../../src/store/keyAdmin';
+import { createKey } from '../../src/store/keys/admin';
 import { migrate } from '../../src/store/migrate';
 import { positiveIntegerOption, scratchDatabase } from '../lib/processes';
 import { scratchServerUrl } from '../lib/database';
@@ -39,12 +39,12 @@ async function main(argv: string[]): Promise<number> {
     const expiring = (await createKey(sql, { client: 'expiring', scopes: all, expiresInSeconds: 86_400, actor: 'bench' })).key;
     await registry.ready;
     await new Promise((resolve) => setTimeout(resolve, 600));
-    const apiKeys = Array.from({ length: 10 }, (_, i) => `bench-api-key-${i}-0123456789abcdef`);
-    const one = createAuthenticator({ apiKeys: apiKeys.slice(0, 1), registry, scopes: all });
-    const ten = createAuthenticator({ apiKeys, registry, scopes: all });
+    const bootstrapKeys = Array.from({ length: 10 }, (_, i) => `bench-api-key-${i}-0123456789abcdef`);
+    const one = createAuthenticator({ bootstrapKeys: bootstrapKeys.slice(0, 1), keyRegistry: registry, scopes: all });
+    const ten = createAuthenticator({ bootstrapKeys, keyRegistry: registry, scopes: all });
     const cases: [string, ReturnType<typeof createAuthenticator>, ReturnType<typeof bearer>, boolean][] = [
-      ['API_KEYS key (1 configured)', one, bearer(apiKeys[0] as string), true],
-      ['API_KEYS key (10 configured)', ten, bearer(apiKeys[9] as string), true],
+      ['API_KEYS key (1 configured)', one, bearer(bootstrapKeys[0] as string), true],
+      ['API_KEYS key (10 configured)', ten, bearer(bootstrapKeys[9] as string), true],
       [`managed key (${count.toLocaleString('en')} in the registry)`, one, bearer(managed), true],
       ['managed key that expires', one, bearer(expiring), true],
       ['managed key mistyped (401)', one, bearer(`${managed.slice(0, -1)}${managed.endsWith('A') ? 'B' : 'A'}`), false],

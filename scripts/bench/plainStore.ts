@@ -16,9 +16,7 @@
  */
 import postgres from 'postgres';
 import type { components } from '../../generated/openapi';
-import { createCursorCodec } from '../../src/store/cursors';
-import { InvalidCursorError } from '../../src/store/errors';
-import type { PetFilter, PetPage } from '../../src/store/pets';
+import { InvalidCursorError, type PetFilter, type PetPage, createCursorCodec } from './shared';
 
 type Pet = components['schemas']['Pet'];
 type NewPet = components['schemas']['NewPet'];
@@ -73,4 +71,22 @@ export async function createPlainStore(sql: postgres.Sql): Promise<PlainStore> {
       return pet;
     },
   };
+}
+
+/**
+ * One page as the contract answers it: the animals, and when more follow, `Link` (RFC 8288)
+ * naming the next page with this page's limit, filter and cursor, as a path on the same origin.
+ */
+export async function listPage(
+  pets: Pick<PlainStore, 'list'>,
+  filter: PetFilter,
+  requestPath: string,
+): Promise<{ status: 200; body: Pet[]; headers?: Record<string, string> }> {
+  const page = await pets.list(filter);
+  if (page.next === undefined) return { status: 200, body: page.pets };
+  const next = new URLSearchParams({ limit: String(filter.limit) });
+  if (filter.status) next.set('status', filter.status);
+  if (filter.categoryId !== undefined) next.set('categoryId', String(filter.categoryId));
+  next.set('cursor', page.next);
+  return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next.toString()}>; rel="next"` } };
 }

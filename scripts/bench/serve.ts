@@ -46,7 +46,7 @@ async function start(): Promise<void> {
   if (kind === 'fastify') {
     const backend = await createBackend(spec);
     const schemas = backend.definition.components?.schemas as Record<string, object>;
-    const app = createFastifyAlternative({ spec, schemas, apiKeys: config.apiKeys, pets });
+    const app = createFastifyAlternative({ spec, schemas, bootstrapKeys: config.bootstrapKeys, pets });
     const address = await app.listen({ port: config.port, host: config.host });
     process.stdout.write(`${kind} baseline listening on ${address}/v1\n`);
     process.on('SIGTERM', () => void app.close().then(() => sql.end({ timeout: 1 }).then(() => process.exit(0))));
@@ -56,15 +56,21 @@ async function start(): Promise<void> {
   const getPetHeaders = spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const floor =
     kind === 'express' || kind === 'bare' || kind === 'bare-born'
-      ? createExpressBaseline({ spec, apiKeys: config.apiKeys, pets, logging: kind === 'express' ? logging : undefined, rateLimiter })
+      ? createExpressBaseline({
+          spec,
+          bootstrapKeys: config.bootstrapKeys,
+          pets,
+          logging: kind === 'express' ? logging : undefined,
+          rateLimiter,
+        })
       : undefined;
   const listener =
     floor ??
     (kind === 'node'
-      ? createNodeBaseline({ spec, apiKeys: config.apiKeys, pets })
+      ? createNodeBaseline({ spec, bootstrapKeys: config.bootstrapKeys, pets })
       : kind === 'openapi-backend'
-        ? await createOpenApiBackendAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders })
-        : createExpressOpenApiValidatorAlternative({ apiKeys: config.apiKeys, pets, getPetHeaders }));
+        ? await createOpenApiBackendAlternative({ bootstrapKeys: config.bootstrapKeys, pets, getPetHeaders })
+        : createExpressOpenApiValidatorAlternative({ bootstrapKeys: config.bootstrapKeys, pets, getPetHeaders }));
   const server = kind === 'bare-born' && floor ? createServer(expressObjects(floor), floor) : createServer(listener);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.listen(config.port, config.host, () => {

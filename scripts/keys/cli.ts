@@ -17,8 +17,8 @@ import { operationScopes, scopes as SCOPES } from '../../generated/security';
 import { loadConfig } from '../../src/config';
 import { type Sql, connect } from '../../src/store/db';
 import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/embedded';
-import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keyAdmin';
-import { displayPrefix } from '../../src/store/keyFormat';
+import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keys/admin';
+import { displayPrefix } from '../../src/store/keys/format';
 import { migrate } from '../../src/store/migrate';
 import { runTool } from '../lib/tool';
 

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const app = await createApp({
     spec,
     handlers: await createMockHandlers(spec),
-    apiKeys: config.apiKeys,
+    bootstrapKeys: config.bootstrapKeys,
     logging,
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
@@ -30,9 +30,9 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info(
-    config.apiKeyGenerated
-      ? `API_KEYS is not set; this run accepts one generated key: Authorization: Bearer ${config.apiKeys[0]}`
-      : `Accepting the ${config.apiKeys.length} key(s) in API_KEYS`,
+    config.bootstrapKeyGenerated
+      ? `API_KEYS is not set; this run accepts one generated key: Authorization: Bearer ${config.bootstrapKeys[0]}`
+      : `Accepting the ${config.bootstrapKeys.length} key(s) in API_KEYS`,
   );
   logger.info(
     `Animal Store API ${spec.document.info.version} MOCK (answers from the spec's examples, no database) listening on http://${config.host}:${port}${spec.apiRoot}`,

@@ -5,7 +5,7 @@ import { LOG_LEVELS, type LogLevel } from '../ops/logger';
 import type { TracingConfig } from '../ops/tracing';
 import { embeddedDataDir } from '../paths';
 import type { PoolMode } from '../store/db';
-import { KEY_PREFIX } from '../store/keyFormat';
+import { KEY_PREFIX } from '../store/keys/format';
 import type { RateLimit } from '../store/rateLimits';
 import { parseTracing } from './tracing';
 import { PRIMARY_SESSION_ATTRS, REPLICA_SESSION_ATTRS, integerVar, readPostgresUrl } from './values';
@@ -35,9 +35,10 @@ export interface Config {
   databaseReplicaUrl: string | undefined;
   /** A replica further behind than this (or down) is skipped: reads go to the primary. */
   databaseReplicaMaxLagMs: number;
-  apiKeys: string[];
+  /** API_KEYS: the bootstrap keys, every scope, no expiry (the managed keys are the database's). */
+  bootstrapKeys: string[];
   /** True when API_KEYS was unset and one key was made for this run. */
-  apiKeyGenerated: boolean;
+  bootstrapKeyGenerated: boolean;
   logLevel: LogLevel;
   /** Serving processes (node cluster); more than 1 needs DATABASE_URL. */
   webConcurrency: number;
@@ -117,12 +118,12 @@ export const MIN_API_KEY_LENGTH = 16;
  * expiry, changed only by a restart; unset, one random key for this run (printed by the banner).
  * Managed keys (`npm run keys`) are the ones to give clients; their prefix is theirs alone.
  */
-function apiKeysOf(value: string | undefined, problems: string[]): { apiKeys: string[]; apiKeyGenerated: boolean } {
+function bootstrapKeysOf(value: string | undefined, problems: string[]): { bootstrapKeys: string[]; bootstrapKeyGenerated: boolean } {
   if (value === undefined) {
     let key = randomBytes(24).toString('base64url');
     // One in 16.7 million would begin as a managed key does, and be read as one.
     while (key.startsWith(KEY_PREFIX)) key = randomBytes(24).toString('base64url');
-    return { apiKeys: [key], apiKeyGenerated: true };
+    return { bootstrapKeys: [key], bootstrapKeyGenerated: true };
   }
   const entries = value.split(',').map((k) => k.trim());
   entries.forEach((key, i) => {
@@ -134,7 +135,7 @@ function apiKeysOf(value: string | undefined, problems: string[]): { apiKeys: st
     else if (key.startsWith(KEY_PREFIX))
       problems.push(`${which} starts with ${KEY_PREFIX}, the prefix of managed keys (npm run keys): an API_KEYS key must not`);
   });
-  return { apiKeys: entries, apiKeyGenerated: false };
+  return { bootstrapKeys: entries, bootstrapKeyGenerated: false };
 }
 
 /** The pool and the read replica: DATABASE_POOL_SIZE, DATABASE_POOL_MODE, DATABASE_REPLICA_URL and its lag bound. */
@@ -192,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const pgliteDataDir = env.PGLITE_DATA_DIR === undefined ? embeddedDataDir : path.resolve(env.PGLITE_DATA_DIR);
   if (env.PGLITE_DATA_DIR === '') problems.push('PGLITE_DATA_DIR is set but empty');
 
-  const { apiKeys, apiKeyGenerated } = apiKeysOf(env.API_KEYS, problems);
+  const { bootstrapKeys, bootstrapKeyGenerated } = bootstrapKeysOf(env.API_KEYS, problems);
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
@@ -251,8 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databasePoolMode,
     databaseReplicaUrl,
     databaseReplicaMaxLagMs,
-    apiKeys,
-    apiKeyGenerated,
+    bootstrapKeys,
+    bootstrapKeyGenerated,
     logLevel,
     webConcurrency,
     metricsToken,

@@ -1,22 +1,16 @@
-import type { Deadline } from '../store/deadline';
-import type { PetFilter, PetStore } from '../store/pets';
-import type { OperationHandler, Reply } from '../contract/handlers';
+import type { OperationHandler } from '../contract/handlers';
 
 /**
- * One page of the catalogue as listPets answers it: the animals, and when more follow, `Link`
- * (RFC 8288) naming the next page with this page's limit and filter and its cursor, as a path on
- * the origin the request came to. The benchmark's baselines answer with it too.
+ * One page of the catalogue: the animals, and when more follow, `Link` (RFC 8288) naming the next
+ * page with this page's limit and filter and its cursor, as a path on the origin the request came to.
  */
-export async function listPage(
-  pets: Pick<PetStore, 'list'>,
-  filter: PetFilter,
-  requestPath: string,
-  deadline?: Deadline,
-): Promise<Reply<'listPets'>> {
+export const listPets: OperationHandler<'listPets'> = async ({ query, requestPath, deadline }, { pets }) => {
+  const { limit, status, categoryId, cursor } = query;
+  // The spec's default (20) is filled in by validation (ajv useDefaults) before the handler runs.
+  if (limit === undefined) throw new Error('listPets: the default of limit was not applied');
   // A cursor this filter did not issue throws InvalidCursorError: a 400, mapped with the other domain errors.
-  const page = await pets.list(filter, deadline);
+  const page = await pets.list({ limit, status, categoryId, cursor }, deadline);
   if (page.next === undefined) return { status: 200, body: page.pets };
-  const { limit, status, categoryId } = filter;
   const next = new URLSearchParams({
     limit: String(limit),
     ...(status && { status }),
@@ -24,11 +18,4 @@ export async function listPage(
     cursor: page.next,
   });
   return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next.toString()}>; rel="next"` } };
-}
-
-export const listPets: OperationHandler<'listPets'> = async ({ query, requestPath, deadline }, { pets }) => {
-  const { limit, status, categoryId, cursor } = query;
-  // The spec's default (20) is filled in by validation (ajv useDefaults) before the handler runs.
-  if (limit === undefined) throw new Error('listPets: the default of limit was not applied');
-  return listPage(pets, { limit, status, categoryId, cursor }, requestPath, deadline);
 };

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { KeyRegistry } from '../store/apiKeys';
-import { displayPrefix, keyDigest, parseKey } from '../store/keyFormat';
+import type { KeyRegistry } from '../store/keys/registry';
+import { displayPrefix, keyDigest, parseKey } from '../store/keys/format';
 import { HttpError, serviceUnavailable } from './errors';
 
 /**
  * Who a valid key speaks for. `keyId` names the key in logs without revealing it (`asa_<id>`, or
- * for an API_KEYS key `env:` and 16 hex digits of its SHA-256); `clientId` owns what the caller
+ * for a bootstrap key (API_KEYS) `env:` and 16 hex digits of its SHA-256); `clientId` owns what the caller
  * stores and counts (Idempotency-Key records, rate-limit windows), so a rotated key keeps them;
  * `client` is the client's name in logs and metrics.
  */
@@ -31,12 +31,12 @@ export type AuthResult = { ok: true; key: AuthenticatedKey } | { ok: false; reas
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme word is case-insensitive (RFC 9110 §11.1).
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
-/** The client an API_KEYS key is: `env:` and the first 16 hex digits of the key's SHA-256 (it names the key too). */
-export const apiKeysClientId = (key: string) => `env:${keyDigest(key).toString('hex').slice(0, 16)}`;
+/** The client a bootstrap key (API_KEYS) is: `env:` and the first 16 hex digits of the key's SHA-256 (it names the key too). */
+export const bootstrapClientId = (key: string) => `env:${keyDigest(key).toString('hex').slice(0, 16)}`;
 
-/** An API_KEYS key: its own client, named after its digest, holding every scope. */
+/** A bootstrap key (API_KEYS): its own client, named after its digest, holding every scope. */
 function bootstrapKey(key: string, scopes: ReadonlySet<string>) {
-  const id = apiKeysClientId(key);
+  const id = bootstrapClientId(key);
   return {
     digest: keyDigest(key),
     key: { keyId: id, clientId: id, client: id, scopes, expiresHeader: undefined } satisfies AuthenticatedKey,
@@ -44,24 +44,27 @@ function bootstrapKey(key: string, scopes: ReadonlySet<string>) {
 }
 
 export interface AuthOptions {
-  /** API_KEYS: for development and bootstrap, every scope, never expiring; changed by a restart. */
-  apiKeys: readonly string[];
-  /** The managed keys (migration 0005); absent: only API_KEYS keys are known. */
-  registry?: KeyRegistry;
-  /** Every scope the spec names: what an API_KEYS key holds. */
+  /** The bootstrap keys (API_KEYS): for development and bootstrap, every scope, never expiring; changed by a restart. */
+  bootstrapKeys: readonly string[];
+  /** The managed keys (`npm run keys`, migration 0005); absent: only the bootstrap keys are known. */
+  keyRegistry?: KeyRegistry;
+  /** Every scope the spec names: what a bootstrap key holds. */
   scopes: readonly string[];
 }
+
+/** The bearer check of a request's headers (`createAuthenticator`). */
+export type Authenticator = (headers: IncomingHttpHeaders, rawHeaders: readonly string[]) => AuthResult;
 
 /**
  * The bearer check for the spec's `bearerAuth` scheme. A managed key (`asa_…`) is read from its
  * text (a wrong checksum is refused before any lookup), found by its id in the registry's memory
- * and compared by its SHA-256 digest; an API_KEYS key is compared against every configured one.
+ * and compared by its SHA-256 digest; a bootstrap key (API_KEYS) is compared against every configured one.
  * Comparisons are constant-time (timingSafeEqual on digests): the time taken says nothing about
  * how much of a secret matched. No query is made: the registry refreshes itself in the background.
  */
-export function createAuthenticator({ apiKeys, registry, scopes }: AuthOptions) {
+export function createAuthenticator({ bootstrapKeys, keyRegistry: registry, scopes }: AuthOptions): Authenticator {
   const all = new Set(scopes);
-  const bootstrap = apiKeys.map((key) => bootstrapKey(key, all));
+  const bootstrap = bootstrapKeys.map((key) => bootstrapKey(key, all));
   const matchBootstrap = (token: string): AuthResult => {
     const presented = keyDigest(token);
     let found: AuthenticatedKey | undefined;

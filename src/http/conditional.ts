@@ -22,7 +22,7 @@ const MEMBER = /[ \t]*(?:(?:W\/)?"([\x21\x23-\x7E\x80-\xFF]*)")?[ \t]*(?:,|$)/y;
  * is compared weakly (W/ ignored). A field that is no list of entity tags is ignored, as if absent:
  * the full answer is given. Node joins repeated fields with ", ", which reads as one list.
  */
-export function noneMatch(field: string | undefined, etag: string): boolean {
+export function matchesTag(field: string | undefined, etag: string): boolean {
   if (field === undefined) return false;
   const value = field.trim();
   if (value === '*') return true;

@@ -1,11 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /** The largest request body read (16 KiB): the contract's 413 above it. */
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
-export function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+/** Whether a request's headers say a body follows (RFC 9112 §6.3: Transfer-Encoding, or a Content-Length above 0). */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
@@ -15,7 +16,7 @@ export function hasBody(req: IncomingMessage): boolean {
  * connection closes after the answer.
  */
 export function closeIfBodyLeft(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete || !hasBody(req)) return;
+  if (req.complete || !hasBody(req.headers)) return;
   if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > BODY_LIMIT_BYTES)
     res.setHeader('Connection', 'close');
 }

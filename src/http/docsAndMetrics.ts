@@ -14,7 +14,7 @@ import { sendError } from './reply';
  * (nothing that names a caller or the runtime: `createMetrics`).
  */
 export function metricsRoute(metrics: Metrics, token: string | undefined, open: 'full' | 'public'): RequestHandler {
-  const authenticate = token === undefined ? undefined : createAuthenticator({ apiKeys: [token], scopes: [] });
+  const authenticate = token === undefined ? undefined : createAuthenticator({ bootstrapKeys: [token], scopes: [] });
   const registry = token !== undefined || open === 'full' ? metrics.fullRegistry : metrics.registry;
   return async (req, res) => {
     const auth = authenticate?.(req.headers, req.rawHeaders);

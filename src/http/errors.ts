@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import { type ErrorBody, type ErrorCode, type FieldError, errorBody } from '../contract/errorBody';
 import { NotImplementedError } from '../contract/handlers';
 import {
@@ -90,11 +89,11 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 /**
- * A fault's cause, kept for the request's log line (`requestLog`), which records it
- * with its stack, once: every 5xx's, and a database failure's behind its 503.
+ * A fault's cause, kept in the request's facts for its log line (`ops/requestLog.ts`), which
+ * records it with its stack, once: every 5xx's, and a database failure's behind its 503.
  */
-export function keepCause(res: Response, failure: HttpError, cause: unknown): void {
-  if (failure.status >= 500 && cause !== failure) res.locals.err = cause;
+export function keepCause(facts: { err?: unknown }, failure: HttpError, cause: unknown): void {
+  if (failure.status >= 500 && cause !== failure) facts.err = cause;
 }
 
 /** A failure's Error body. */

@@ -1,9 +1,13 @@
 /**
- * The request pipeline: one request for the API (or a probe) from express to its reply, in one
- * method that calls each step in the order it happens (`ApiPipeline.answer`, below):
+ * The request core: one request for the API (or a probe) answered as a value, whichever door it
+ * came through (express's middleware, `http/expressDoor.ts`; an MCP tool call, `mcp/`). It takes
+ * an `ApiRequest` and gives back the reply (`ApiReply`: status, every header, the body written)
+ * with the facts its log line, metrics and span need (`AnswerFacts`). `RequestCore.answer` calls
+ * each step in the order it happens:
  *
  *   1. match       the request against the spec, once (openapi-backend's matchOperation)
- *   2. key         the bearer key, checked here and nowhere else (401; 503 when managed keys cannot be checked)
+ *   2. key         the bearer key, checked here and nowhere else (401; 503 when managed keys cannot be checked),
+ *                  unless the door brings the caller it authenticated already
  *   3. no match    404, 405, or OPTIONS answered with Allow
  *   4. rate limit  the caller's client's quota (429)
  *   4b. scopes     the key holds a scope the operation's security asks for (403)
@@ -17,11 +21,12 @@
  *                  answered 304 instead, its request given back to the rate limit
  *
  * openapi-backend is used through its public methods only (matchOperation, validateRequest,
- * router.matchOperation for 405's Allow); it registers nothing and calls nothing back. A path
- * outside the API root that the spec does not name (/metrics, /docs, /openapi.*) never reaches it.
+ * router.matchOperation for 405's Allow); it registers nothing and calls nothing back. Nothing
+ * here knows express, a socket or a response object.
  */
 import { hash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type OpenAPIBackend from 'openapi-backend';
 import type { Operation } from 'openapi-backend';
 import { allowedMethods } from '../contract/backend';
@@ -32,36 +37,75 @@ import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contr
 import { describeErrors, fieldErrorsOf, rawIntegerErrors } from '../contract/validation';
 import type { Tracing } from '../ops/tracing';
 import { type Deadline, requestDeadline } from '../store/deadline';
-import type { KeyRegistry } from '../store/apiKeys';
 import type { RateDecision, RateLimiter } from '../store/rateLimits';
-import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from './auth';
-import { type DecodedBody, readJsonBody, requireBodyType } from './body';
-import { closeIfBodyLeft } from './connection';
-import { CONDITIONAL_CACHE_CONTROL, entityTag, noneMatch } from './conditional';
+import { type AuthenticatedKey, type Authenticator, holdsScopes, insufficientScope, unauthorizedError } from './auth';
+import { type BodySource, type DecodedBody, readJsonBody, requireBodyType } from './body';
+import { CONDITIONAL_CACHE_CONTROL, entityTag, matchesTag } from './conditional';
 import { HttpError, keepCause, toHttpError } from './errors';
 import { type SpecRequest, type Route, compileRoutes } from './operationRoutes';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
-import { type WireReply, replyOf, sendReply, sendText } from './reply';
+import { type WireReply, replyOf } from './reply';
 
-/** What the pipeline runs on; the app (`createApp`) passes its own dependencies on, these among them. */
-export interface PipelineDeps {
+/** A request as the core reads it: a value, whichever door it came through. */
+export interface ApiRequest {
+  /** As sent; HEAD is answered as GET (the door sends no body with it). */
+  method: string;
+  /** The request-target: the path and the query (`/v1/pets?limit=5`), or the absolute form. */
+  target: string;
+  /** Lower-case names, as Node gives them (a repeated field joined). */
+  headers: IncomingHttpHeaders;
+  /** The fields as sent, name and value in turn: the repeated-Authorization rule reads them. */
+  rawHeaders: readonly string[];
+  /** The request's id (X-Request-Id), for what is reported about it apart from its log line. */
+  requestId: string;
+  body: BodySource;
+  /** The caller, when the door authenticated its key already (an MCP tool call, on its /mcp request's key): not checked again. */
+  caller?: AuthenticatedKey;
+}
+
+/** The answer, as the wire has it: its status, every header, and the body already written. */
+export interface ApiReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What answering a request learned, for its log line, metrics and span. */
+export interface AnswerFacts {
+  /** The operation the request matched, and its route template (also for a 405). */
+  operationId?: string;
+  route?: string;
+  /** The key it sent (even when refused), and the client of an accepted one. */
+  keyId?: string;
+  client?: string;
+  /** The rate limit's decision on it, and whose quota it was. */
+  quota?: { clientId: string; decision: RateDecision };
+  /** The fault behind a 5xx (never sent). */
+  err?: unknown;
+}
+
+export interface Answer {
+  reply: ApiReply;
+  facts: AnswerFacts;
+}
+
+/** What the core runs on; the app (`createApp`) passes its own dependencies on, these among them. */
+export interface CoreDeps {
   spec: Spec;
   /** openapi-backend for the spec, initialised (`createBackend`): it matches and validates. */
   backend: OpenAPIBackend;
   /** What each operation runs: the handlers over their stores (withStores), or the mock (createMockHandlers). */
   handlers: HandlerMap;
-  /** API_KEYS: keys for development and bootstrap, with every scope. */
-  apiKeys: readonly string[];
-  /** The managed keys (npm run keys), kept in memory and refreshed; absent: API_KEYS only. */
-  keyRegistry?: KeyRegistry;
+  /** The bearer check, bootstrap and managed keys (`createAuthenticator`): one for both doors. */
+  authenticate: Authenticator;
   /** Counts requests per client; absent: no limit. */
   rateLimiter?: RateLimiter;
   /** How long a request's database work may take (default QUERY_DEADLINE_MS); tests shorten it. */
   deadlineMs?: number;
   /** VALIDATE_RESPONSES: check each handler's reply against the spec (default off); a violation is reported, and under enforce answered with 500. */
   validateResponses?: ResponseValidation;
-  /** How a reply that broke the contract is reported (logged and counted). */
-  onReplyViolation?: (violation: ReplyContractError, res: Response) => void;
+  /** How a reply that broke the contract is reported (logged and counted), with the request's id. */
+  onReplyViolation?: (violation: ReplyContractError, requestId: string) => void;
   /** OpenTelemetry tracing (OTEL_TRACES_EXPORTER); absent: off. On: reading the body and the handler are child spans of the request's. */
   tracing?: Tracing;
 }
@@ -72,21 +116,51 @@ type Matched = { route: Route; operation: Operation };
 type Unmatched = { route: undefined; allowed: () => ReturnType<typeof allowedMethods> };
 type Match = Matched | Unmatched;
 
-/** The pipeline of an app, compiled at start-up: each step of a request is one of its methods, called by `answer`. */
-class ApiPipeline {
+/** One request on its way through the core: the value, its parse for the spec, and what the steps add to its answer. */
+interface InFlight {
+  request: ApiRequest;
+  spec: SpecRequest;
+  /** Headers every answer from here on carries (API-Key-Expiration, RateLimit), the reply's own set over them. */
+  headers: Record<string, string>;
+  facts: AnswerFacts;
+}
+
+/** The path and the query of a request-target (RFC 9112 §3.2): origin form, or the absolute form a server must accept. */
+export function splitTarget(target: string): { path: string; query: string } {
+  if (target.startsWith('/') && !target.includes('#')) {
+    const at = target.indexOf('?');
+    return at === -1 ? { path: target, query: '' } : { path: target.slice(0, at), query: target.slice(at + 1) };
+  }
+  try {
+    const url = new URL(target, 'http://request.invalid');
+    return { path: url.pathname, query: url.search.slice(1) };
+  } catch {
+    return { path: target, query: '' };
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A reply with a JSON body already written. */
+function jsonReply(status: number, text: string, headers: Record<string, string>): ApiReply {
+  headers['Content-Type'] = JSON_TYPE;
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  return { status, headers, body: text };
+}
+
+/** The core of an app, compiled at start-up: each step of a request is one of its methods, called by `answer`. */
+export class RequestCore {
   private readonly spec: Spec;
   private readonly backend: OpenAPIBackend;
-  private readonly authenticate: ReturnType<typeof createAuthenticator>;
   private readonly routes: Map<string, Route>;
   private readonly checkReply: ReturnType<typeof createReplyCheck> | undefined;
   private readonly serialisers: ReplySerialisers;
-  /** The spec's paths outside the API root (the probes'): the only ones there that enter the pipeline. */
+  /** The spec's paths outside the API root (the probes'): the only ones there that the core answers. */
   private readonly outsideRoot: Set<string>;
 
-  constructor(private readonly deps: PipelineDeps) {
+  constructor(private readonly deps: CoreDeps) {
     this.spec = deps.spec;
     this.backend = deps.backend;
-    this.authenticate = createAuthenticator({ apiKeys: deps.apiKeys, registry: deps.keyRegistry, scopes: deps.spec.scopes });
     this.routes = compileRoutes(deps.spec, deps.backend, deps.handlers);
     this.checkReply = (deps.validateResponses ?? 'off') === 'off' ? undefined : createReplyCheck(deps.backend);
     this.serialisers = compileSerialisers(deps.spec, deps.backend);
@@ -94,45 +168,67 @@ class ApiPipeline {
     this.outsideRoot = new Set(paths.filter((p) => !underApiRoot(deps.spec, p)));
   }
 
-  /** Requests for the API and the probes; anything else (/metrics, /docs, /openapi.*) goes on to express's routes. */
-  readonly handle: RequestHandler = async (req, res, next) => {
-    if (!underApiRoot(this.spec, req.path) && !this.outsideRoot.has(req.path.replace(/(.)\/+$/, '$1'))) return next();
-    // HEAD is answered as GET; Node sends the headers without the body.
-    const request: SpecRequest = {
-      method: req.method === 'HEAD' ? 'GET' : req.method,
-      path: req.path,
-      query: req.query,
-      headers: req.headers,
+  /** Whether a path is the core's to answer: the API and the probes; anything else (/metrics, /docs, /openapi.*) is not. */
+  claims(path: string): boolean {
+    return underApiRoot(this.spec, path) || this.outsideRoot.has(path.replace(/(.)\/+$/, '$1'));
+  }
+
+  /** One request, answered: never throws, every failure is its Error body. */
+  async answer(request: ApiRequest): Promise<Answer> {
+    const { path, query } = splitTarget(request.target);
+    const spec: SpecRequest = {
+      method: request.method === 'HEAD' ? 'GET' : request.method,
+      path,
+      query: parseQuery(query),
+      headers: request.headers,
     };
-    const found = this.match(request);
-    res.locals.operationId = found.route?.facts.operationId;
-    res.locals.route = found.route && found.operation.path;
+    const found = this.match(spec);
+    const at: InFlight = {
+      request,
+      spec,
+      headers: {},
+      facts: { operationId: found.route?.facts.operationId, route: found.route && found.operation.path },
+    };
     let reply: WireReply;
     try {
-      reply = await this.answer(req, res, request, found);
+      reply = await this.steps(at, found);
     } catch (err) {
-      const failure = toHttpError(err);
-      keepCause(res, failure, err);
-      reply = replyOf(failure);
+      reply = this.failure(at, err);
     }
     // 9. The reply. Answers here depend on the caller and the moment: no cache may keep them.
-    res.setHeader('Cache-Control', 'no-store');
-    closeIfBodyLeft(req, res);
+    at.headers['Cache-Control'] = 'no-store';
     const deprecation = found.route?.facts.deprecationHeaders;
-    if (deprecation) for (const name in deprecation) res.setHeader(name, deprecation[name] as string);
+    if (deprecation) Object.assign(at.headers, deprecation);
+    return { reply: this.written(at, found, reply), facts: at.facts };
+  }
+
+  /** A failure as its Error body, its cause kept for the log line. */
+  private failure(at: InFlight, err: unknown): WireReply {
+    const failure = toHttpError(err);
+    keepCause(at.facts, failure, err);
+    return replyOf(failure);
+  }
+
+  /** 9. The reply's body written by its operation's serialiser, its headers over those the steps set. */
+  private written(at: InFlight, found: Match, reply: WireReply): ApiReply {
     const operationId = found.route?.facts.operationId;
+    let text: string;
     try {
-      const serialise = this.serialisers.forReply(operationId, reply.status);
-      if (found.route?.facts.conditional && reply.status === 200 && reply.body !== undefined)
-        return this.sendConditional(req, res, reply, serialise(reply.body));
-      sendReply(res, reply, serialise);
+      text = reply.body === undefined ? '' : this.serialisers.forReply(operationId, reply.status)(reply.body);
     } catch (err) {
       // A body its schema cannot write (a required property missing, a value not of its type): the generic 500, the cause logged.
-      const failure = toHttpError(err);
-      keepCause(res, failure, err);
-      sendReply(res, replyOf(failure), this.serialisers.forReply(operationId, failure.status));
+      const failed = this.failure(at, err);
+      return jsonReply(
+        failed.status,
+        this.serialisers.forReply(operationId, failed.status)(failed.body),
+        Object.assign(at.headers, failed.headers),
+      );
     }
-  };
+    const headers = Object.assign(at.headers, reply.headers);
+    if (reply.body === undefined) return { status: reply.status, headers };
+    if (found.route?.facts.conditional && reply.status === 200) return this.conditional(at, reply.status, text, headers);
+    return jsonReply(reply.status, text, headers);
+  }
 
   /**
    * 9, for an operation whose spec documents 304: the 200's strong ETag from the bytes it sends,
@@ -140,50 +236,51 @@ class ApiPipeline {
    * The 304 is decided after the key, the scope and the read, as a 200 would be; its request is
    * given back to the rate limit, and its `RateLimit` says so.
    */
-  private sendConditional(req: Request, res: Response, reply: WireReply, text: string): void {
-    const etag = entityTag(text, reply.headers?.Link);
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', CONDITIONAL_CACHE_CONTROL);
-    if (!noneMatch(req.headers['if-none-match'], etag)) return sendText(res, reply.status, text, reply.headers);
-    const quota = res.locals.quota as { clientId: string; decision: RateDecision } | undefined;
-    if (quota && this.deps.rateLimiter) {
-      const headers = rateLimitHeaders(this.deps.rateLimiter.refund(quota.clientId, quota.decision));
-      for (const name in headers) res.setHeader(name, headers[name] as string);
-    }
-    sendReply(res, { status: 304, headers: reply.headers });
+  private conditional(at: InFlight, status: number, text: string, headers: Record<string, string>): ApiReply {
+    headers.ETag = entityTag(text, headers.Link);
+    headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
+    if (!matchesTag(at.request.headers['if-none-match'], headers.ETag)) return jsonReply(status, text, headers);
+    const { quota } = at.facts;
+    if (quota && this.deps.rateLimiter)
+      Object.assign(headers, rateLimitHeaders(this.deps.rateLimiter.refund(quota.clientId, quota.decision)));
+    return { status: 304, headers };
   }
 
-  /** Steps 2 to 8 for one matched request; what they find for the log line goes on res.locals as they find it. */
-  private async answer(req: Request, res: Response, request: SpecRequest, found: Match): Promise<WireReply> {
+  /** Steps 2 to 8 for one matched request; what they find for the log line goes into its facts as they find it. */
+  private async steps(at: InFlight, found: Match): Promise<WireReply> {
+    const { request, spec } = at;
     const deadline = requestDeadline(this.deps.deadlineMs);
-    const auth = this.needsKey(request, found) ? this.authenticate(req.headers, req.rawHeaders) : undefined;
-    // Returned, not thrown: the commonest refusal does not unwind.
-    if (auth && !auth.ok) {
-      res.locals.keyId = auth.keyId;
-      return replyOf(unauthorizedError(auth));
+    let key = request.caller;
+    if (!key && this.needsKey(spec, found)) {
+      const auth = this.deps.authenticate(request.headers, request.rawHeaders);
+      // Returned, not thrown: the commonest refusal does not unwind.
+      if (!auth.ok) {
+        at.facts.keyId = auth.keyId;
+        return replyOf(unauthorizedError(auth));
+      }
+      key = auth.key;
     }
-    const key = auth?.key;
-    if (key) this.identify(res, key);
-    if (!found.route) return this.unmatched(req, res, found);
+    if (key) this.identify(at, key);
+    if (!found.route) return this.unmatched(at, found);
     const { route } = found;
     if (key) {
-      await this.takeQuota(res, key, deadline);
+      await this.takeQuota(at, key, deadline);
       if (!holdsScopes(key, route.facts.scopes)) return replyOf(insufficientScope(route.facts.operationId, route.facts.scopes[0] ?? []));
     }
     const { tracing } = this.deps;
     const body = await (tracing && route.facts.requestBodyType
-      ? tracing.step('read body', () => this.readBody(req, request, route.facts))
-      : this.readBody(req, request, route.facts));
-    const coerced = this.validate(req, request, found);
+      ? tracing.step('read body', () => this.readBody(at, route.facts))
+      : this.readBody(at, route.facts));
+    const coerced = this.validate(spec, found);
     // Returned, not thrown, as the 401 is: the commonest failure of a request that reached validation.
     if (coerced instanceof HttpError) return replyOf(coerced);
     const input = {
       query: coerced.query,
       path: coerced.params,
-      body: request.body,
-      header: route.headerParams(req.headers),
-      requestPath: req.path,
-      headers: req.headers,
+      body: spec.body,
+      header: route.headerParams(request.headers),
+      requestPath: spec.path,
+      headers: request.headers,
       caller: key && { keyId: key.keyId, clientId: key.clientId },
       bodyFingerprint: () => (body && body.bytes.length > 0 ? hash('sha256', body.bytes, 'hex') : undefined),
       deadline,
@@ -191,7 +288,7 @@ class ApiPipeline {
     const handled = tracing
       ? tracing.step(`handler ${route.facts.operationId}`, () => route.handler(input as unknown as Input<OperationId>))
       : route.handler(input as unknown as Input<OperationId>);
-    return this.checked(res, found.operation, await handled);
+    return this.checked(at, found.operation, await handled);
   }
 
   /** 1. The one match of a request. */
@@ -213,38 +310,37 @@ class ApiPipeline {
   }
 
   /** 3. No operation: 404, or the path's methods (405, and OPTIONS's answer, RFC 9110 §9.3.7). */
-  private unmatched(req: Request, res: Response, found: Unmatched): WireReply {
+  private unmatched({ request, spec, facts }: InFlight, found: Unmatched): WireReply {
     const allowed = found.allowed();
-    if (!allowed) throw new HttpError(404, 'not_found', `No route ${req.method} ${req.path}`);
-    res.locals.route = allowed.template;
+    if (!allowed) throw new HttpError(404, 'not_found', `No route ${request.method} ${spec.path}`);
+    facts.route = allowed.template;
     const allow = allowed.allow.join(', ');
-    if (req.method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
-    throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`, { Allow: allow });
+    if (request.method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
+    throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`, { Allow: allow });
   }
 
   /** 2. Who called, for the log line and the metrics; and when the key expires, on every answer from here on. */
-  private identify(res: Response, key: AuthenticatedKey): void {
-    res.locals.keyId = key.keyId;
-    res.locals.client = key.client;
-    if (key.expiresHeader !== undefined) res.setHeader('API-Key-Expiration', key.expiresHeader);
+  private identify({ headers, facts }: InFlight, key: AuthenticatedKey): void {
+    facts.keyId = key.keyId;
+    facts.client = key.client;
+    if (key.expiresHeader !== undefined) headers['API-Key-Expiration'] = key.expiresHeader;
   }
 
   /** 4. The quota of the caller's client: its headers on every answer from here on, and 429 when it is spent. */
-  private async takeQuota(res: Response, key: AuthenticatedKey, deadline: Deadline): Promise<void> {
+  private async takeQuota({ headers, facts }: InFlight, key: AuthenticatedKey, deadline: Deadline): Promise<void> {
     if (!this.deps.rateLimiter) return;
     const decision = await this.deps.rateLimiter.take(key.clientId, deadline);
-    res.locals.quota = { clientId: key.clientId, decision };
-    const headers = rateLimitHeaders(decision);
-    for (const name in headers) res.setHeader(name, headers[name] as string);
+    facts.quota = { clientId: key.clientId, decision };
+    Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimited(decision);
   }
 
   /** 5. The body, read once when the operation takes one; only a JSON document of the right type goes on to validation. */
-  private async readBody(req: Request, request: SpecRequest, facts: OperationFacts): Promise<DecodedBody | undefined> {
+  private async readBody({ request, spec }: InFlight, facts: OperationFacts): Promise<DecodedBody | undefined> {
     if (!facts.requestBodyType) return undefined;
-    const body = await readJsonBody(req, facts.requestMediaTypes);
+    const body = await readJsonBody(request.headers, request.body, facts.requestMediaTypes);
     if (body?.value !== undefined) requireBodyType(body.value, facts.requestBodyType);
-    request.body = body?.value;
+    spec.body = body?.value;
     return body;
   }
 
@@ -252,13 +348,13 @@ class ApiPipeline {
    * 6. The spec's validators and the integer-text check: one 400 naming each field that failed;
    * else ajv's coerced copy of the parameters, the spec's defaults applied (typed `any` by the library).
    */
-  private validate(req: Request, request: SpecRequest, { route, operation }: Matched): { query: unknown; params: unknown } | HttpError {
+  private validate(request: SpecRequest, { route, operation }: Matched): { query: unknown; params: unknown } | HttpError {
     const result = this.backend.validateRequest(request as never, operation);
     // ajv's coercion turned validation's copy of the path parameters into numbers: their text is the router's parse of the path.
     const pathParams: Record<string, unknown> = route.integerPathParams
       ? (this.backend.router.parseRequest(request as never, operation).params as Record<string, unknown>)
       : {};
-    const raw = rawIntegerErrors(route.facts, req.query, pathParams);
+    const raw = rawIntegerErrors(route.facts, request.query, pathParams);
     if (result.valid && raw.length === 0) return result.coerced as { query: unknown; params: unknown };
     const others = (result.errors ?? []).filter((e) => !raw.some((r) => r.instancePath === e.instancePath));
     const failed = [...raw, ...others];
@@ -266,14 +362,11 @@ class ApiPipeline {
   }
 
   /** 8. A reply the spec does not allow: reported, and under enforce the generic 500 (the violation is the logged cause). */
-  private checked(res: Response, operation: Operation, reply: WireReply): WireReply {
+  private checked({ request }: InFlight, operation: Operation, reply: WireReply): WireReply {
     const violation = this.checkReply?.(operation, reply.status, reply.body);
     if (!violation) return reply;
-    this.deps.onReplyViolation?.(violation, res);
+    this.deps.onReplyViolation?.(violation, request.requestId);
     if (this.deps.validateResponses === 'enforce') throw violation;
     return reply;
   }
 }
-
-/** The express middleware of the pipeline (`createApp` mounts it before the routes outside the contract). */
-export const createApiPipeline = (deps: PipelineDeps): RequestHandler => new ApiPipeline(deps).handle;

@@ -60,6 +60,6 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, next) => {
   if (res.headersSent) return next(err);
   closeIfBodyLeft(req, res);
   const failure = toHttpError(err);
-  keepCause(res, failure, err);
+  keepCause(res.locals, failure, err);
   sendError(res, failure);
 };

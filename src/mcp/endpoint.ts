@@ -9,11 +9,9 @@
  *   5. body       read and decoded once, by the API's rules (413, 415, 400)
  *   6. scopes     a tools/call of a tool the key's scopes do not open: 403 insufficient_scope, with the challenge
  *   7. MCP        the SDK's server and transport for this one request: tools/list lists what the key may
- *                 call; tools/call runs the operation through the API's own pipeline (call.ts)
+ *                 call; tools/call runs the operation's request through the request core, in process,
+ *                 as the caller this request authenticated (call.ts)
  */
-import { randomUUID } from 'node:crypto';
-import type { Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -22,19 +20,23 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import cors from 'cors';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { McpTool } from '../contract/mcpTools';
-import { type AuthenticatedKey, createAuthenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
-import { readJsonBody } from '../http/body';
+import { type AuthenticatedKey, type Authenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
+import { readJsonBody, streamedBody } from '../http/body';
 import { HttpError, invalidField, toHttpError } from '../http/errors';
+import type { InProcessDoor } from '../http/inProcessDoor';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import type { Tracing } from '../ops/tracing';
-import { type Loopback, loopbackAgent, requestOf, resultOf, send, unreachedResult } from './call';
+import { operationRequest, requestOf, resultOf } from './call';
 
 export const MCP_PATH = '/mcp';
 
 export interface McpDeps {
   tools: readonly McpTool[];
-  authenticate: ReturnType<typeof createAuthenticator>;
+  /** The API's bearer check: one per app, for both doors. */
+  authenticate: Authenticator;
+  /** Where a tool call's operation is answered: the request core, in process. */
+  call: InProcessDoor;
   /** The service's name and version, as the MCP initialize answer gives them. */
   name: string;
   version: string;
@@ -44,12 +46,6 @@ export interface McpDeps {
   loopbackOnly: boolean;
   metrics: Metrics;
   tracing?: Tracing;
-}
-
-/** Made once per endpoint, used by every request: the SDK's schema validator, and the loopback's kept-alive connections. */
-interface Shared {
-  validator: AjvJsonSchemaValidator;
-  agent: Agent;
 }
 
 /** What the request's handling learned, for the log line (RequestFacts.mcpTool). */
@@ -71,32 +67,18 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
   return undefined;
 }
 
-/** The loopback target of a call: the address the MCP request arrived on, with its Host and key. */
-function loopbackOf(req: Request, res: Response, tool: McpTool, tracing: Tracing | undefined, agent: Agent): Loopback {
-  const local = req.socket.address() as AddressInfo;
-  // The operation's line is found from the /mcp line's id; cut to fit the 128 characters a request id may have.
+/** A tool call's request id: the /mcp request's, with the tool's name, cut to fit the 128 characters a request id may have. */
+function callId(res: Response, tool: McpTool): string {
   const suffix = `:mcp:${tool.name}`;
-  const id = String(res.getHeader('X-Request-Id') ?? randomUUID()).slice(0, Math.max(0, 128 - suffix.length));
-  const trace: Record<string, string> = {};
-  tracing?.inject(trace);
-  return {
-    address: local.address,
-    port: local.port,
-    host: req.headers.host ?? '',
-    authorization: req.headers.authorization ?? '',
-    requestId: `${id}${suffix}`,
-    trace,
-    agent,
-  };
+  return `${res.locals.requestId.slice(0, Math.max(0, 128 - suffix.length))}${suffix}`;
 }
 
 /** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
-function serverFor(deps: McpDeps, shared: Shared, req: Request, res: Response, key: AuthenticatedKey): Server {
+function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Request, res: Response, key: AuthenticatedKey): Server {
   const visible = new Map(deps.tools.filter((t) => holdsScopes(key, t.scopes)).map((t) => [t.name, t]));
-  // One validator for every request's server: the SDK would make an Ajv instance per server otherwise.
   const server = new Server(
     { name: deps.name, version: deps.version },
-    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: shared.validator },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...visible.values()].map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
@@ -115,11 +97,10 @@ function serverFor(deps: McpDeps, shared: Shared, req: Request, res: Response, k
     const run = async () => {
       const mapped = requestOf(tool, request.params.arguments ?? {});
       if ('refused' in mapped) return mapped.refused;
-      try {
-        return resultOf(tool, await send(loopbackOf(req, res, tool, deps.tracing, shared.agent), tool.call.method, mapped.made));
-      } catch (err) {
-        return unreachedResult(tool, err);
-      }
+      return resultOf(
+        tool,
+        await deps.call(operationRequest(mapped.made, { host: req.headers.host, requestId: callId(res, tool), caller: key })),
+      );
     };
     const result = await (deps.tracing ? deps.tracing.step(`mcp tool ${tool.name}`, run) : run());
     deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
@@ -130,7 +111,8 @@ function serverFor(deps: McpDeps, shared: Shared, req: Request, res: Response, k
 
 /** Steps 2 to 7 for one request to /mcp. */
 function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHandler {
-  const shared: Shared = { validator: new AjvJsonSchemaValidator(), agent: loopbackAgent() };
+  // One validator for every request's server: the SDK would make an Ajv instance per server otherwise.
+  const validator = new AjvJsonSchemaValidator();
   return async (req, res) => {
     res.locals.route = MCP_PATH;
     res.setHeader('Cache-Control', 'no-store');
@@ -161,7 +143,7 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       }
       res.locals.keyId = auth.key.keyId;
       res.locals.client = auth.key.client;
-      const decoded = await readJsonBody(req, ['application/json']);
+      const decoded = await readJsonBody(req.headers, streamedBody(req), ['application/json']);
       if (decoded?.value === undefined || typeof decoded.value !== 'object' || decoded.value === null)
         throw invalidField('malformed_json', {
           in: 'body',
@@ -171,7 +153,7 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
         });
       const forbidden = forbiddenCall(decoded.value, tools, auth.key);
       if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
-      const server = serverFor(deps, shared, req, res, auth.key);
+      const server = serverFor(deps, validator, req, res, auth.key);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);

@@ -15,10 +15,10 @@ export interface ReplyViolation {
  * count in `animal_store_response_contract_violations_total`.
  */
 export function replyViolationReport(metrics: Metrics, logger: Logger, mode: 'off' | 'log' | 'enforce') {
-  return ({ operationId, status, errors }: ReplyViolation, res: { getHeader(name: string): unknown }): void => {
+  return ({ operationId, status, errors }: ReplyViolation, requestId: string): void => {
     metrics.replyViolation(operationId, status);
     logger.error(
-      { req: { id: res.getHeader('X-Request-Id') }, operationId, status, errors, validateResponses: mode },
+      { req: { id: requestId }, operationId, status, errors, validateResponses: mode },
       `${operationId}'s ${status} reply breaks the contract${mode === 'enforce' ? '; answered 500 instead' : ''}`,
     );
   };

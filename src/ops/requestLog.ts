@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger, RequestLineWriter } from './logger';
 import type { Metrics } from './metrics';
-import type { Tracing } from './tracing';
+import type { RequestTrace, TracedRequest, Tracing } from './tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A caller's X-Request-Id when it is a plain token of at most 128 characters; otherwise a new one. */
+export const requestIdOf = (given: string | string[] | undefined): string =>
+  typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 
 export interface RequestLogDeps {
   logger: Logger;
@@ -17,15 +21,15 @@ export interface RequestLogDeps {
 }
 
 /**
- * What a request's handling learns that its log line, metrics and span report, on `res.locals`:
- * written by whoever answers, as it learns them, and read here once the response is done.
+ * What a request's answering learned that its log line, metrics and span report: given by the
+ * door that answered it when the request is done (express's on `res.locals`).
  */
 export interface RequestFacts {
   /** The operation the request matched. */
   operationId?: string;
   /** The route template it matched (`/v1/pets/{petId}`), also for a 405. */
   route?: string;
-  /** The id of the API key it sent (a managed key's, or an API_KEYS key's `env:` id), even when refused. */
+  /** The id of the API key it sent (a managed key's, or a bootstrap key's `env:` id), even when refused. */
   keyId?: string;
   /** The client that key belongs to, once the key was accepted. */
   client?: string;
@@ -39,36 +43,34 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     // express's own way to type res.locals (declaration merging); an interface, not a type, so that it merges.
-    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-    interface Locals extends RequestFacts {}
+    interface Locals extends RequestFacts {
+      /** This request's id (X-Request-Id), set when it arrives. */
+      requestId: string;
+    }
   }
 }
 
-/**
- * What every response goes through, whatever answers it: the request id, the security
- * header, the metrics and one log line, from the request's facts (`RequestFacts`).
- */
-export function requestLog({ logger, requestLine, metrics, countedByClient, tracing }: RequestLogDeps): RequestHandler {
-  return (req, res, next) => {
+/** One request on its way: its server span, and what ends it once the answer is known. */
+export interface RequestRecord {
+  span: RequestTrace | undefined;
+  /** Ends the span, counts the request and writes its line. `sent`: the whole answer was written (false: the connection went first). */
+  finish: (status: number, facts: RequestFacts, sent: boolean) => void;
+}
+
+/** Where a request is recorded: its span starts now, its id is decided by its door. */
+export type RequestRecorder = (request: TracedRequest & { requestId: string }) => RequestRecord;
+
+/** The one line, the metrics and the span of every request, whichever door it came through. */
+export function createRequestRecorder({ logger, requestLine, metrics, countedByClient, tracing }: RequestLogDeps): RequestRecorder {
+  return (request) => {
     const started = performance.now();
-    const span = tracing?.request(req);
-    // A JSON API's responses are never to be sniffed as something else.
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    res.setHeader('X-Request-Id', id);
-    const path = req.url.split('?', 1)[0] ?? '';
-    // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
-    // A response emits it once: `on` spares the wrapper `once` makes for every request.
-    res.on('close', () => {
-      const finished = res.writableFinished;
+    const span = tracing?.request(request);
+    const finish = (status: number, { operationId, route, keyId, client, mcpTool, err }: RequestFacts, sent: boolean) => {
       const seconds = (performance.now() - started) / 1e3;
-      const { operationId, route, keyId, client, mcpTool, err } = res.locals;
-      span?.end({ status: res.statusCode, route, operationId, err });
+      span?.end({ status, route, operationId, err });
       metrics.observe(
         operationId,
-        res.statusCode,
+        status,
         seconds,
         operationId !== undefined && countedByClient.has(operationId) ? { client } : undefined,
         // An exemplar names a trace the backend has: an unsampled request's (its caller said so) is not exported.
@@ -76,8 +78,8 @@ export function requestLog({ logger, requestLine, metrics, countedByClient, trac
       );
       // One line per request; never the headers (the Authorization header carries the key).
       const line = {
-        req: { id, method: req.method, path },
-        res: { statusCode: res.statusCode },
+        req: { id: request.requestId, method: request.method, path: request.path },
+        res: { statusCode: status },
         responseTime: Math.round(seconds * 1e3),
         operationId,
         route,
@@ -88,11 +90,33 @@ export function requestLog({ logger, requestLine, metrics, countedByClient, trac
         span_id: span?.ids.span_id,
       };
       // The common line by its template; the others through pino, with the fault's cause when there is one.
-      if (finished && res.statusCode < 500 && !err) requestLine(line, 'request completed');
-      else if (!finished) logger.warn({ ...line, err }, 'request aborted');
-      else if (res.statusCode === 503) logger.warn({ ...line, err }, 'request completed');
+      if (sent && status < 500 && !err) requestLine(line, 'request completed');
+      else if (!sent) logger.warn({ ...line, err }, 'request aborted');
+      else if (status === 503) logger.warn({ ...line, err }, 'request completed');
       else logger.error({ ...line, err }, 'request failed');
-    });
+    };
+    return { span, finish };
+  };
+}
+
+/**
+ * express's door to the record: every response, whatever answers it, gets the request id and
+ * the security header, and is recorded once it is done, from the facts on `res.locals`.
+ */
+export function requestLog(record: RequestRecorder): RequestHandler {
+  return (req, res, next) => {
+    // A JSON API's responses are never to be sniffed as something else.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const { method, headers, httpVersion } = req;
+    const path = req.url.split('?', 1)[0] ?? '';
+    const { span, finish } = record({ method, path, headers, httpVersion, clientAddress: req.socket.remoteAddress, requestId });
+    // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
+    // A response emits it once: `on` spares the wrapper `once` makes for every request.
+    res.on('close', () => finish(res.statusCode, res.locals, res.writableFinished));
     if (span) span.run(next);
     else next();
   };

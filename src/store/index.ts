@@ -1,4 +1,4 @@
-import type { KeyRegistry } from './apiKeys';
+import type { KeyRegistry } from './keys/registry';
 import type { Sql } from './db';
 import { NotReadyError } from './errors';
 import { type HealthCheck, createHealthCheck } from './health';
@@ -21,7 +21,7 @@ export interface StoreOptions {
   /** Where reads go (DATABASE_REPLICA_URL); absent: the same pool as writes. */
   reads?: ReadRouter;
   /** The managed keys: the service is not ready until they are read. */
-  keys?: KeyRegistry;
+  keyRegistry?: KeyRegistry;
   /** DATABASE_URL asks for the primary among its hosts: readiness says `database_failover` while none is there. */
   followsPrimary?: boolean;
   /** With `followsPrimary`: how long a create whose COMMIT was in flight when its server was lost waits for the promoted one to say. */
@@ -30,7 +30,7 @@ export interface StoreOptions {
 
 /** Everything the handlers read and write, over one pool. */
 export function createStores(sql: Sql, options: StoreOptions): Stores {
-  const { idempotencyTtlSeconds, preparation, reads, keys, followsPrimary, failoverTimeoutMs } = options;
+  const { idempotencyTtlSeconds, preparation, reads, keyRegistry: keys, followsPrimary, failoverTimeoutMs } = options;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
   // service serves from the moment /readyz says so, and not before (a managed key would get 503).
   const pendingReason = () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined);

@@ -19,8 +19,8 @@ import { type Metrics, createMetrics } from '../../src/ops/metrics';
 import type { StatementHook } from '../../src/ops/tracing';
 import { migrate } from '../../src/store/migrate';
 import { type RateLimit, type RateLimiter, createRateLimiter } from '../../src/store/rateLimits';
-import { type KeyRegistry, type KeyRegistryOptions, createKeyRegistry } from '../../src/store/apiKeys';
-import { type IssuedKey, createKey } from '../../src/store/keyAdmin';
+import { type KeyRegistry, type KeyRegistryOptions, createKeyRegistry } from '../../src/store/keys/registry';
+import { type IssuedKey, createKey } from '../../src/store/keys/admin';
 import type { Scope } from '../../generated/security';
 import { type TestDatabase, freshDatabase } from './databases';
 
@@ -74,7 +74,7 @@ export interface TestApp {
  */
 export async function startTestApp(
   options: {
-    apiKeys?: string[];
+    bootstrapKeys?: string[];
     metricsToken?: string;
     /** As with METRICS_PORT set: the app serves no /metrics. */
     metricsOnOwnPort?: boolean;
@@ -111,7 +111,7 @@ export async function startTestApp(
   const app = await createApp({
     spec,
     handlers: served,
-    apiKeys: options.apiKeys ?? [API_KEY, OTHER_API_KEY],
+    bootstrapKeys: options.bootstrapKeys ?? [API_KEY, OTHER_API_KEY],
     keyRegistry: keys,
     logging,
     metricsToken: options.metricsToken,

@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { petStatusValues } from '../../generated/openapi';
 import { ContractChecker } from '../../src/contract/contractChecker';
-import { revokeKey } from '../../src/store/keyAdmin';
+import { revokeKey } from '../../src/store/keys/admin';
 import { type Generated, VALID_AUTH, anyRequest, cursors, refusedKeys } from '../support/fuzzRequests';
 import { type TestApp, insertPets, issueKey, listenOnLoopback, startTestApp } from '../support/harness';
 

@@ -30,8 +30,8 @@ describe('loadConfig', () => {
       databasePoolMode: 'session',
       databaseReplicaUrl: undefined,
       databaseReplicaMaxLagMs: 1000,
-      apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)],
-      apiKeyGenerated: true,
+      bootstrapKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{32}$/)],
+      bootstrapKeyGenerated: true,
       logLevel: 'info',
       webConcurrency: 1,
       metricsToken: undefined,
@@ -56,7 +56,7 @@ describe('loadConfig', () => {
         samplerRatio: 1,
       },
     });
-    expect(a.apiKeys[0]).not.toBe(b.apiKeys[0]);
+    expect(a.bootstrapKeys[0]).not.toBe(b.bootstrapKeys[0]);
   });
 
   test('when everything is set, then it is used', () => {
@@ -107,8 +107,8 @@ describe('loadConfig', () => {
       databasePoolMode: 'transaction',
       databaseReplicaUrl: 'postgres://u@replica:5432/app',
       databaseReplicaMaxLagMs: 250,
-      apiKeys: [KEY, 'second-key-0123456789'],
-      apiKeyGenerated: false,
+      bootstrapKeys: [KEY, 'second-key-0123456789'],
+      bootstrapKeyGenerated: false,
       logLevel: 'debug',
       webConcurrency: 2,
       metricsToken: 'metrics-token-0123456789',

@@ -4,7 +4,8 @@ import ts from 'typescript';
 import { createBackend } from '../../src/contract/backend';
 import { loadSpec } from '../../src/contract/spec';
 import { createMockHandlers } from '../../src/handlers/mock';
-import { createApiPipeline } from '../../src/http/pipeline';
+import { createAuthenticator } from '../../src/http/auth';
+import { RequestCore } from '../../src/http/pipeline';
 import { projectRoot } from '../../src/paths';
 
 // The layout of src/ is its architecture (src/README.md): each layer imports only from the
@@ -179,6 +180,18 @@ describe('scripts/', () => {
       path.resolve(path.dirname(file), m[1] as string),
     );
 
+  test("when the bench's contestants are read, then they take nothing from src/ but through scripts/bench/shared.ts", () => {
+    const contestants = ['baselines.ts', 'alternatives.ts', 'fastify.ts', 'plainStore.ts', 'checks.ts'];
+    const reaching = contestants.flatMap((name) =>
+      [...readFileSync(path.join(projectRoot, 'scripts', 'bench', name), 'utf8').matchAll(/from '([^']+)'/g)]
+        .map((m) => m[1] as string)
+        .filter((from) => from.includes('/src/'))
+        .map((from) => `${name}: ${from}`),
+    );
+    expect(reaching).toEqual([]);
+    expect(readFileSync(path.join(projectRoot, 'scripts', 'bench', 'shared.ts'), 'utf8')).toMatch(/from '\.\.\/\.\.\/src\//);
+  });
+
   test('when scripts/ is listed, then it holds one folder per tool, each with its README, and nothing loose', () => {
     const entries = readdirSync(path.join(projectRoot, 'scripts'), { withFileTypes: true });
     expect(entries.filter((e) => !e.isDirectory() && e.name !== 'README.md').map((e) => e.name)).toEqual([]);
@@ -245,10 +258,11 @@ describe('libraries are used through their public API', () => {
     expect(offences).toEqual([]);
   });
 
-  test('when the pipeline has registered everything, then no method of openapi-backend, its router or its validator is shadowed', async () => {
+  test('when the request core has registered everything, then no method of openapi-backend, its router or its validator is shadowed', async () => {
     const spec = await loadSpec();
     const backend = await createBackend(spec);
-    createApiPipeline({ spec, backend, handlers: await createMockHandlers(spec), apiKeys: ['k'.repeat(16)] });
+    const authenticate = createAuthenticator({ bootstrapKeys: ['k'.repeat(16)], scopes: spec.scopes });
+    new RequestCore({ spec, backend, handlers: await createMockHandlers(spec), authenticate });
     const shadowed = (object: object) => {
       const methods = new Set<string>();
       for (let proto = Object.getPrototypeOf(object); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {

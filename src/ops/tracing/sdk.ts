@@ -5,7 +5,7 @@
  * (`SELECT pets`, the statement text with its `$n` placeholders and never its values). Nothing of
  * the Authorization header, the API key or a body is ever put on a span.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   type Attributes,
   type Context,
@@ -16,7 +16,6 @@ import {
   type TextMapGetter,
   type Tracer,
   context,
-  defaultTextMapSetter,
   trace,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -54,7 +53,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
-import type { RequestOutcome, RequestTrace, StatementHook, Tracing, TracingConfig, TracingDeps } from './types';
+import type { RequestOutcome, RequestTrace, StatementHook, TracedRequest, Tracing, TracingConfig, TracingDeps } from './types';
 
 /** The operationId the request matched: no semantic convention names it, so the attribute is this service's own. */
 export const ATTR_OPERATION_ID = 'animal_store.operation_id';
@@ -83,26 +82,26 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?$/;
 
 /** The request's attributes known when it arrives. */
-function requestAttributes(req: IncomingMessage): Attributes {
-  const method = req.method ?? 'GET';
+function requestAttributes(req: TracedRequest): Attributes {
+  const { method } = req;
   const known = KNOWN_METHODS.has(method);
   const attributes: Attributes = {
     [ATTR_HTTP_REQUEST_METHOD]: known ? method : '_OTHER',
-    [ATTR_URL_PATH]: (req.url ?? '/').split('?', 1)[0],
+    [ATTR_URL_PATH]: req.path,
     [ATTR_URL_SCHEME]: 'http',
-    [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
   };
+  if (req.httpVersion !== undefined) attributes[ATTR_NETWORK_PROTOCOL_VERSION] = req.httpVersion;
   if (!known) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
   const host = HOST.exec(req.headers.host ?? '');
   if (host?.[1]) attributes[ATTR_SERVER_ADDRESS] = host[1].replace(/^\[|\]$/g, '');
   if (host?.[2]) attributes[ATTR_SERVER_PORT] = Number(host[2]);
-  if (req.socket.remoteAddress) attributes[ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
+  if (req.clientAddress) attributes[ATTR_CLIENT_ADDRESS] = req.clientAddress;
   if (typeof req.headers['user-agent'] === 'string') attributes[ATTR_USER_AGENT_ORIGINAL] = req.headers['user-agent'];
   return attributes;
 }
 
 /** Node gives header names in lower case, and repeated ones joined: a repeated traceparent is then invalid, and ignored. */
-const headerGetter: TextMapGetter<IncomingMessage['headers']> = {
+const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
   get: (headers, key) => headers[key],
   keys: (headers) => Object.keys(headers),
 };
@@ -142,16 +141,16 @@ function recordingParent(): Context | undefined {
   return trace.getSpan(active)?.isRecording() ? active : undefined;
 }
 
-/** The server span of a request, its parent the caller's context when it sent a valid one. */
-function requestSpan(tracer: Tracer, propagator: W3CTraceContextPropagator, req: IncomingMessage): RequestTrace {
-  const parent = propagator.extract(ROOT_CONTEXT, req.headers, headerGetter);
+/** The server span of a request, its parent the caller's context when it sent a valid one (the active one, made in process). */
+function requestSpan(tracer: Tracer, propagator: W3CTraceContextPropagator, req: TracedRequest): RequestTrace {
+  const parent = req.inProcess ? context.active() : propagator.extract(ROOT_CONTEXT, req.headers, headerGetter);
   const attributes = requestAttributes(req);
   const method = String(attributes[ATTR_HTTP_REQUEST_METHOD] === '_OTHER' ? 'HTTP' : attributes[ATTR_HTTP_REQUEST_METHOD]);
   const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes }, parent);
   const active = trace.setSpan(parent, span);
   const { traceId, spanId } = span.spanContext();
   return {
-    run: (next) => context.with(active, next),
+    run: (work) => context.with(active, work),
     ids: { trace_id: traceId, span_id: spanId },
     sampled: span.isRecording(),
     end: ({ status, route, operationId, err }: RequestOutcome) => {
@@ -252,7 +251,6 @@ export function createTracing(config: TracingConfig, { serviceVersion }: Tracing
   return {
     request: (req) => requestSpan(tracer, propagator, req),
     step: (name, work) => stepSpan(tracer, name, work),
-    inject: (headers) => propagator.inject(context.active(), headers, defaultTextMapSetter),
     statements: (url) => statementSpans(tracer, url),
     shutdown: () => provider.shutdown(),
   };

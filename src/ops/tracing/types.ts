@@ -2,7 +2,7 @@
  * What the standard OTEL_* variables configure, and what the rest of the service asks of a
  * tracer: types only, so that nothing which uses a tracer loads the SDK.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 
 export const TRACES_EXPORTERS = ['otlp', 'console'] as const;
 export type TracesExporter = (typeof TRACES_EXPORTERS)[number];
@@ -47,10 +47,26 @@ export interface RequestOutcome {
   err?: unknown;
 }
 
+/** What a request's server span is named and attributed from when it arrives, whichever door it came through. */
+export interface TracedRequest {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The HTTP version of the connection; absent for a request made in process (an MCP tool call's operation). */
+  httpVersion?: string;
+  clientAddress?: string;
+  /**
+   * Made in this process, within a span of its own (an MCP tool call): its parent is the active
+   * span. Otherwise the parent is the caller's `traceparent`, when it sent a valid one.
+   */
+  inProcess?: boolean;
+}
+
 /** The server span of one request. */
 export interface RequestTrace {
-  /** Runs `next` (the rest of the request's handling) with this span as the active context. */
-  run(next: () => void): void;
+  /** Runs `work` (the rest of the request's handling) with this span as the active context. */
+  run<T>(work: () => T): T;
   /** For the request's log lines: the trace and this span, as W3C hex ids. */
   ids: { trace_id: string; span_id: string };
   /** Whether the span is recorded and exported: only then may a metric's exemplar point at it. */
@@ -65,12 +81,10 @@ export interface RequestTrace {
 export type StatementHook = (connection: number, text: string, parameters: unknown[], types: unknown[], query: Promise<unknown>) => void;
 
 export interface Tracing {
-  /** The server span of a request (its parent from the caller's `traceparent`, when it carries a valid one). */
-  request(req: IncomingMessage): RequestTrace;
+  /** The server span of a request (its parent from the caller's `traceparent`, or the active span for one made in process). */
+  request(req: TracedRequest): RequestTrace;
   /** A step of the request path as a child span of the active one, active while `work` runs. */
   step<T>(name: string, work: () => Promise<T>): Promise<T>;
-  /** W3C `traceparent` (and `tracestate`) of the active span, written into `headers`: a request this service sends itself is its child. */
-  inject(headers: Record<string, string>): void;
   /** The statement hook of a pool on `url` (its server and database go on every statement's span). */
   statements(url: string): StatementHook;
   /** Exports what is buffered and stops. */

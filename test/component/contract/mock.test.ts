@@ -14,7 +14,7 @@ beforeAll(async () => {
   const app = await createApp({
     spec,
     handlers: await createMockHandlers(spec),
-    apiKeys: [API_KEY],
+    bootstrapKeys: [API_KEY],
     logging: captureLogs('silent').logging,
   });
   api = contractClient(app, await ContractChecker.create(spec));

@@ -22,7 +22,7 @@ const pet = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 async function appWith(mode: ResponseValidation, getPet: (input: never) => Promise<unknown>) {
   const { logging, lines } = captureLogs('info');
   const handlers = { ...(await createMockHandlers(spec)), getPet } as HandlerMap;
-  const app = await createApp({ spec, handlers, apiKeys: [API_KEY], logging, validateResponses: mode });
+  const app = await createApp({ spec, handlers, bootstrapKeys: [API_KEY], logging, validateResponses: mode });
   const violations = async () => {
     const text = (await supertest(app).get('/metrics').expect(200)).text;
     return [...text.matchAll(/^animal_store_response_contract_violations_total\{operationId="(\w+)",status="(\d+)"\} (\d+)$/gm)].map(

@@ -235,7 +235,7 @@ describe('start-up refuses a spec and handlers that do not pair up', () => {
     await expect(
       createApp({
         spec: await loadSpec(path.join(dir, 'openapi.yaml')),
-        apiKeys: ['k'.repeat(16)],
+        bootstrapKeys: ['k'.repeat(16)],
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: captureLogs('silent').logging,
       }),

@@ -4,10 +4,10 @@ import { ContractChecker } from '../../../src/contract/contractChecker';
 import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { createKeyRegistry } from '../../../src/store/apiKeys';
+import { createKeyRegistry } from '../../../src/store/keys/registry';
 import { connect } from '../../../src/store/db';
-import { listKeys, revokeKey, rotateKey } from '../../../src/store/keyAdmin';
-import { mintKey } from '../../../src/store/keyFormat';
+import { listKeys, revokeKey, rotateKey } from '../../../src/store/keys/admin';
+import { mintKey } from '../../../src/store/keys/format';
 import { proxyTo } from '../../support/proxy';
 import {
   API_KEY,
@@ -233,7 +233,7 @@ async function appOn(
   const spec = await loadSpec();
   const app = await createApp({
     spec,
-    apiKeys: [API_KEY],
+    bootstrapKeys: [API_KEY],
     keyRegistry: keys,
     handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
     logging,
@@ -323,9 +323,9 @@ describe('managed API keys: start-up', () => {
       const spec = await loadSpec();
       const app = await createApp({
         spec,
-        apiKeys: [API_KEY],
+        bootstrapKeys: [API_KEY],
         keyRegistry: keys,
-        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400, keys })),
+        handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400, keyRegistry: keys })),
         logging,
       });
       const api = contractClient(app, await ContractChecker.create(spec));

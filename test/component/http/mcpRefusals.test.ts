@@ -1,5 +1,5 @@
 import supertest from 'supertest';
-import { revokeKey } from '../../../src/store/keyAdmin';
+import { revokeKey } from '../../../src/store/keys/admin';
 import { API_KEY, type TestApp, auth, issueKey, listenOnLoopback, startTestApp, until } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 

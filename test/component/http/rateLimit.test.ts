@@ -1,4 +1,4 @@
-import { apiKeysClientId } from '../../../src/http/auth';
+import { bootstrapClientId } from '../../../src/http/auth';
 import { createApp } from '../../../src/app';
 import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
@@ -31,7 +31,7 @@ const KEYS = {
 let t: TestApp;
 beforeAll(async () => {
   // A window of an hour, so that no test run straddles a reset.
-  t = await startTestApp({ apiKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
+  t = await startTestApp({ bootstrapKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
 });
 afterAll(() => t.close());
 
@@ -79,7 +79,7 @@ describe('rate limiting per API key', () => {
     const missing = await t.api.get('/v1/pets').expect(401);
     const unknown = await t.api.get('/v1/pets').set(auth('not-a-key-0123456789')).expect(401);
     for (const res of [missing, unknown]) expect(res.headers.ratelimit).toBeUndefined();
-    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE client_id = ${apiKeysClientId('not-a-key-0123456789')}`).toHaveLength(0);
+    expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE client_id = ${bootstrapClientId('not-a-key-0123456789')}`).toHaveLength(0);
   });
 
   test('when the probes are called, then they are not limited', async () => {
@@ -91,7 +91,7 @@ describe('rate limiting per API key', () => {
     await spend(t.api, KEYS.counted, 2);
     // What the process reserved and did not spend goes back: the count is what was spent.
     await t.rateLimiter?.flush();
-    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${apiKeysClientId(KEYS.counted)}`).toEqual([{ count: 2 }]);
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${bootstrapClientId(KEYS.counted)}`).toEqual([{ count: 2 }]);
     expect(await t.sql`SELECT 1 FROM rate_limit_counts WHERE client_id = ${KEYS.counted}`).toHaveLength(0);
   });
 
@@ -104,7 +104,7 @@ describe('rate limiting per API key', () => {
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
     const app = await createApp({
       spec,
-      apiKeys: Object.values(KEYS),
+      bootstrapKeys: Object.values(KEYS),
       handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 86_400 })),
       logging,
       rateLimiter,
@@ -149,13 +149,13 @@ describe('rate limiting under concurrent bursts', () => {
   let first: { origin: string; close(): Promise<void> };
   let secondLimiter: RateLimiter;
   beforeAll(async () => {
-    b = await startTestApp({ apiKeys: keys, rateLimit: LONG });
+    b = await startTestApp({ bootstrapKeys: keys, rateLimit: LONG });
     first = await listenOnLoopback(b.app);
     const { logging } = captureLogs('silent');
     secondLimiter = createRateLimiter(b.sql, LONG, logging.logger);
     const app = await createApp({
       spec: b.spec,
-      apiKeys: keys,
+      bootstrapKeys: keys,
       handlers: withStores(createStores(b.sql, { idempotencyTtlSeconds: 86_400 })),
       logging,
       rateLimiter: secondLimiter,
@@ -188,14 +188,14 @@ describe('rate limiting under concurrent bursts', () => {
     expect(passed).toBe(BURST_LIMIT);
     // The count in the database is what was spent: the part of a reservation that was not granted went back.
     await Promise.all([b.rateLimiter?.flush(0), secondLimiter.flush(0)]);
-    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${apiKeysClientId(keys[1] as string)}`).toEqual([
+    expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${bootstrapClientId(keys[1] as string)}`).toEqual([
       { count: BURST_LIMIT },
     ]);
   });
 
   test('when a process holds requests it reserved and the key goes quiet there, then it gives them back and another instance spends them', async () => {
     const key = keys[2] as string;
-    const owner = apiKeysClientId(key);
+    const owner = bootstrapClientId(key);
     // One request: the process reserves an eighth of the window (6) and spends one.
     expect(await burst([first.origin], key, 1)).toEqual({ passed: 1, refused: 0 });
     expect(await b.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${owner}`).toEqual([{ count: 6 }]);

@@ -42,7 +42,7 @@ describe('probes: GET /healthz and GET /readyz, at the root and under /v1, witho
     try {
       const app = await createApp({
         spec,
-        apiKeys: [API_KEY],
+        bootstrapKeys: [API_KEY],
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: captureLogs('silent').logging,
       });

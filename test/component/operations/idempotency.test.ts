@@ -1,4 +1,4 @@
-import { apiKeysClientId } from '../../../src/http/auth';
+import { bootstrapClientId } from '../../../src/http/auth';
 import { sweepExpired } from '../../../src/store';
 import { API_KEY, OTHER_API_KEY, type Pet, auth, buildNewPet, testAppForFile } from '../../support/harness';
 
@@ -8,7 +8,7 @@ const t = testAppForFile();
 let n = 0;
 const newKey = () => `idem-${Date.now()}-${++n}`;
 const petsNamed = async (name: string) => t.sql<Pet[]>`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE name = ${name}`;
-const owner = apiKeysClientId;
+const owner = bootstrapClientId;
 
 const create = (body: object, key?: string, apiKey = API_KEY) => {
   const req = t.api.post('/v1/pets').set(auth(apiKey));

@@ -202,7 +202,7 @@ describe('listPets pages: following Link rel="next"', () => {
     const other = await createApp({
       spec: t.spec,
       handlers: withStores(createStores(t.sql, { idempotencyTtlSeconds: 60 })),
-      apiKeys: [API_KEY],
+      bootstrapKeys: [API_KEY],
       logging: captureLogs('silent').logging,
     });
     const api = contractClient(other, await ContractChecker.create(t.spec));

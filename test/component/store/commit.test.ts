@@ -41,7 +41,7 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
     const app: Express = await createApp({
       spec,
       handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
-      apiKeys: [API_KEY],
+      bootstrapKeys: [API_KEY],
       logging: captureLogs('silent').logging,
       deadlineMs: DEADLINE_MS,
     });

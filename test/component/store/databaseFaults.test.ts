@@ -39,7 +39,7 @@ describe('faults', () => {
       const spec = await loadSpec();
       const app = await createApp({
         spec,
-        apiKeys: [API_KEY],
+        bootstrapKeys: [API_KEY],
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: logs.logging,
       });
@@ -87,7 +87,7 @@ describe('faults', () => {
       const spec = await loadSpec();
       const app = await createApp({
         spec,
-        apiKeys: [API_KEY],
+        bootstrapKeys: [API_KEY],
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: captureLogs('silent').logging,
         deadlineMs,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { apiKeysClientId } from '../../../src/http/auth';
+import { bootstrapClientId } from '../../../src/http/auth';
 import { type Sql, connect } from '../../../src/store/db';
 import { migrate, readMigrations } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
@@ -52,7 +52,7 @@ describe('migrations', () => {
       VALUES (${digest}, 'k-1', 'f', 201, '{}', now() + interval '1 hour')`;
     await sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES (${digest}, 60, 7)`;
     expect(await migrate(sql)).toEqual([5, 6]);
-    const client = apiKeysClientId('an-api-keys-key-0123456789');
+    const client = bootstrapClientId('an-api-keys-key-0123456789');
     expect(await sql`SELECT client_id, key FROM idempotency_keys`).toEqual([{ client_id: client, key: 'k-1' }]);
     expect(await sql`SELECT client_id, count FROM rate_limit_counts`).toEqual([{ client_id: client, count: 7 }]);
   });

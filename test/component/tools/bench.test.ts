@@ -31,20 +31,22 @@ beforeAll(async () => {
   cursor = { all: await cursorOf('/v1/pets?limit=1'), available: await cursorOf('/v1/pets?status=available&limit=1') };
   const pets = await createPlainStore(t.sql);
   const schemas = (await createBackend(t.spec)).definition.components?.schemas as Record<string, object>;
-  fastify = createFastifyAlternative({ spec: t.spec, schemas, apiKeys: [API_KEY], pets });
+  fastify = createFastifyAlternative({ spec: t.spec, schemas, bootstrapKeys: [API_KEY], pets });
   await fastify.ready();
   const { logging } = captureLogs('silent');
   const getPetHeaders = t.spec.operations.get('getPet')?.deprecationHeaders ?? {};
   const rateLimiter = createRateLimiter(t.sql, { requests: 1_000_000, windowSeconds: 60 }, logging.logger);
-  const bare = createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets });
+  const bare = createExpressBaseline({ spec: t.spec, bootstrapKeys: [API_KEY], pets });
   apps = {
     product: supertest.agent(t.app),
-    node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, apiKeys: [API_KEY], pets }))),
-    express: supertest.agent(createExpressBaseline({ spec: t.spec, apiKeys: [API_KEY], pets, logging, rateLimiter })),
+    node: supertest.agent(createServer(createNodeBaseline({ spec: t.spec, bootstrapKeys: [API_KEY], pets }))),
+    express: supertest.agent(createExpressBaseline({ spec: t.spec, bootstrapKeys: [API_KEY], pets, logging, rateLimiter })),
     bare: supertest.agent(bare),
     'bare-born': supertest.agent(createServer(expressObjects(bare), bare)),
-    'openapi-backend': supertest.agent(await createOpenApiBackendAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
-    'express-openapi-validator': supertest.agent(createExpressOpenApiValidatorAlternative({ apiKeys: [API_KEY], pets, getPetHeaders })),
+    'openapi-backend': supertest.agent(await createOpenApiBackendAlternative({ bootstrapKeys: [API_KEY], pets, getPetHeaders })),
+    'express-openapi-validator': supertest.agent(
+      createExpressOpenApiValidatorAlternative({ bootstrapKeys: [API_KEY], pets, getPetHeaders }),
+    ),
     fastify: supertest.agent(fastify.server),
   };
 });

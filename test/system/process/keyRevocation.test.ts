@@ -1,5 +1,5 @@
 import { type Sql, connect } from '../../../src/store/db';
-import { createKey, revokeKey } from '../../../src/store/keyAdmin';
+import { createKey, revokeKey } from '../../../src/store/keys/admin';
 import { migrate } from '../../../src/store/migrate';
 import { call } from '../../support/load';
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContractChecker } from '../../../src/contract/contractChecker';
 import { connect } from '../../../src/store/db';
-import { createKey } from '../../../src/store/keyAdmin';
+import { createKey } from '../../../src/store/keys/admin';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';

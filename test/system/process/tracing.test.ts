@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from '../../../src/store/db';
-import { createKey } from '../../../src/store/keyAdmin';
+import { createKey } from '../../../src/store/keys/admin';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';

@@ -47,7 +47,7 @@ describe('a spec split into files', () => {
     const app = await createApp({
       spec,
       handlers: await createMockHandlers(spec),
-      apiKeys: [API_KEY],
+      bootstrapKeys: [API_KEY],
       logging: captureLogs('silent').logging,
       validateResponses: 'enforce',
     });

@@ -1,5 +1,5 @@
 import { HttpError } from '../../../src/http/errors';
-import { parseJsonExactly } from '../../../src/http/body';
+import { parseJsonExactly } from '../../../src/http/exactJson';
 
 const refusal = (text: string): string => {
   try {

@@ -1,4 +1,4 @@
-import { entityTag, noneMatch } from '../../../src/http/conditional';
+import { entityTag, matchesTag } from '../../../src/http/conditional';
 
 // RFC 9110 §13.1.2 (If-None-Match) and §8.8.3 (entity tags), as the service reads them.
 describe('If-None-Match against the current ETag', () => {
@@ -29,6 +29,6 @@ describe('If-None-Match against the current ETag', () => {
     ['empty', '', false],
     ['absent', undefined, false],
   ])('when If-None-Match is %s, then it matches: %s', (_what, field, matches) => {
-    expect(noneMatch(field, tag)).toBe(matches);
+    expect(matchesTag(field, tag)).toBe(matches);
   });
 });

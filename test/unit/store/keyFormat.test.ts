@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { KEY_LENGTH, KEY_PREFIX, displayPrefix, keyDigest, mintKey, parseKey, randomBase62 } from '../../../src/store/keyFormat';
+import { KEY_LENGTH, KEY_PREFIX, displayPrefix, keyDigest, mintKey, parseKey, randomBase62 } from '../../../src/store/keys/format';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-describe('managed API keys: their text (src/store/keyFormat.ts)', () => {
+describe('managed API keys: their text (src/store/keys/format.ts)', () => {
   test('when a key is minted, then it is asa_, a 12-character id, _, a 32-character secret and a 6-character checksum, and parses back to its id', () => {
     const { id, text, digest } = mintKey();
     expect(text).toMatch(/^asa_[0-9A-Za-z]{12}_[0-9A-Za-z]{38}$/);

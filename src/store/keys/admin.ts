@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
-import { type Sql, onlyRow, transaction } from './db';
-import { KEY_PREFIX, displayPrefix, mintKey, randomBase62 } from './keyFormat';
+import { type Sql, onlyRow, transaction } from '../db';
+import { KEY_PREFIX, displayPrefix, mintKey, randomBase62 } from './format';
 
 /**
  * An operator's operations on the API keys (`npm run keys`, scripts/keys/): each is one
