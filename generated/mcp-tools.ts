@@ -45,7 +45,7 @@ export const mcpTools: readonly McpTool[] = [
         "ifNoneMatch": {
           "type": "string",
           "maxLength": 2048,
-          "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given)."
+          "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given). At most 2048 characters, not counting the\nwhitespace around the value (RFC 9110 §5.5); a longer one is refused with 400."
         }
       },
       "additionalProperties": false
@@ -211,7 +211,7 @@ export const mcpTools: readonly McpTool[] = [
             "ifNoneMatch": {
               "type": "string",
               "maxLength": 2048,
-              "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given)."
+              "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given). At most 2048 characters, not counting the\nwhitespace around the value (RFC 9110 §5.5); a longer one is refused with 400."
             }
           },
           "additionalProperties": false,
@@ -490,7 +490,7 @@ export const mcpTools: readonly McpTool[] = [
         "ifNoneMatch": {
           "type": "string",
           "maxLength": 2048,
-          "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given)."
+          "description": "RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated\nlist, weak `W/\"…\"` or strong, compared weakly), or `*`. When one matches the current\nrepresentation, the answer is 304 with no body. A value that is no list of entity tags\nis ignored (the full answer is given). At most 2048 characters, not counting the\nwhitespace around the value (RFC 9110 §5.5); a longer one is refused with 400."
         }
       },
       "required": [

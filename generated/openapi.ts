@@ -541,7 +541,8 @@ export interface components {
          * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
          *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
          *     representation, the answer is 304 with no body. A value that is no list of entity tags
-         *     is ignored (the full answer is given).
+         *     is ignored (the full answer is given). At most 2048 characters, not counting the
+         *     whitespace around the value (RFC 9110 §5.5); a longer one is refused with 400.
          */
         IfNoneMatch: string;
     };
@@ -731,7 +732,8 @@ export interface operations {
                  * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
                  *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
                  *     representation, the answer is 304 with no body. A value that is no list of entity tags
-                 *     is ignored (the full answer is given).
+                 *     is ignored (the full answer is given). At most 2048 characters, not counting the
+                 *     whitespace around the value (RFC 9110 §5.5); a longer one is refused with 400.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -917,7 +919,8 @@ export interface operations {
                  * @description RFC 9110 §13.1.2: the `ETag`s of representations the client holds (a comma-separated
                  *     list, weak `W/"…"` or strong, compared weakly), or `*`. When one matches the current
                  *     representation, the answer is 304 with no body. A value that is no list of entity tags
-                 *     is ignored (the full answer is given).
+                 *     is ignored (the full answer is given). At most 2048 characters, not counting the
+                 *     whitespace around the value (RFC 9110 §5.5); a longer one is refused with 400.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };

@@ -91,6 +91,26 @@ describe('getPet: ETag and If-None-Match', () => {
   });
 });
 
+describe('If-None-Match: bounded as the contract says (maxLength 2048, RFC 9110 §5.5 whitespace aside)', () => {
+  test.each(['/v1/pets/{id}', '/v1/pets'])(
+    'when %s gets an If-None-Match of 2049 characters, then 400 names the header and its bound',
+    async (at) => {
+      const pet = await insertPet(t.sql, { name: 'Bounded', categoryId: 1, status: 'available' });
+      const res = await read(at.replace('{id}', String(pet.id)), `"${'a'.repeat(2047)}"`).expect(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ in: 'header', name: 'If-None-Match', rule: 'maxLength' })]);
+    },
+  );
+
+  test('when an If-None-Match of 2048 characters has whitespace around it, then it is within its bound: the whitespace is not part of the value', async () => {
+    const pet = await insertPet(t.sql, { name: 'Bounded', categoryId: 1, status: 'available' });
+    const tag = (await read(`/v1/pets/${pet.id}`).expect(200)).headers.etag as string;
+    const list = `${tag},${' '.repeat(2048 - tag.length - 4)}"x"`;
+    expect(list).toHaveLength(2048);
+    await read(`/v1/pets/${pet.id}`, `   ${list}  \t`).expect(304);
+    await read(`/v1/pets/${pet.id}`, `   ${list}x`).expect(400);
+  });
+});
+
 describe('listPets pages: ETag and If-None-Match', () => {
   test('when a page is re-read with its tag, then 304 carries its Link; a page of another filter or limit has another tag', async () => {
     await insertPets(
