@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContractChecker } from '../../../src/contract/contractChecker';
+import { createHttpServer, listen } from '../../../src/http/server';
 import { mcpTools } from '../../../generated/mcp-tools';
 import { API_KEY, type TestApp, auth, buildNewPet, insertPets, issueKey, listenOnLoopback, startTestApp } from '../../support/harness';
 import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';
@@ -240,5 +241,55 @@ describe('a rate-limited key', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a tool call is a request in process', () => {
+  test('when the server starts draining while a tool call is in flight, then the call is answered in full, as any request in flight is', async () => {
+    const server = createHttpServer(t.app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000 });
+    const port = await listen(server, 0, '127.0.0.1');
+    let drained: Promise<void> | undefined;
+    // The drain begins as soon as the /mcp request has arrived: the server stops accepting before the call runs.
+    server.once('request', () => {
+      drained = server.drain(5_000);
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listPets', arguments: { limit: 1 } } }),
+    });
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: { isError?: boolean; structuredContent: { status: number } } };
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent.status).toBe(200);
+    await drained;
+    expect(server.listening).toBe(false);
+  });
+
+  test('when a batch of calls comes with a managed key, then each is the operation’s own request, made as the caller /mcp authenticated', async () => {
+    const managed = await issueKey(t, { scopes: ['pets:read'] });
+    const before = t.logs().length;
+    const batch = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${managed.key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(
+        [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'listPets', arguments: { limit: 1 } } })),
+      ),
+    });
+    expect(batch.status).toBe(200);
+    const answers = (await batch.json()) as { result: { structuredContent: { status: number } } }[];
+    expect(answers.map((a) => a.result.structuredContent.status)).toEqual([200, 200, 200]);
+    // Each call is the operation's own request, recorded as the key and client of the /mcp request: no Authorization of its own.
+    const lines = t.logs().slice(before);
+    const outer = lines.find((l) => l.req?.path === '/mcp');
+    expect(outer).toMatchObject({ mcpTool: 'listPets,listPets,listPets', apiKey: expect.stringMatching(/^asa_/) });
+    const inner = lines.filter((l) => l.req?.path === '/v1/pets');
+    expect(inner).toHaveLength(3);
+    for (const line of inner)
+      expect(line).toMatchObject({ apiKey: outer?.apiKey, client: outer?.client, operationId: 'listPets', res: { statusCode: 200 } });
   });
 });
