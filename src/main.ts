@@ -6,12 +6,11 @@
 import cluster from 'node:cluster';
 import type { Express } from 'express';
 import { createApp, createMetricsApp } from './app';
-import { type Config, ConfigError, loadConfig } from './config';
-import { handlerFile } from './contract/handlers';
+import { type Config, ConfigError, isLoopbackHost, loadConfig } from './config';
 import { type Spec, loadSpec } from './contract/spec';
-import { stubOperations, withStores } from './handlers';
+import { stubsAtStartUp, withStores } from './handlers';
 import { type HttpServer, createHttpServer, listen } from './http/server';
-import { banner, describeDatabase } from './ops/banner';
+import { printBanner } from './ops/banner';
 import { LOG_BASE, type Logger, type Logging, createLogging } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { type ShutdownStep, shutDown } from './ops/shutdown';
@@ -42,42 +41,6 @@ interface Listening {
   server: HttpServer;
   metricsServer: HttpServer | undefined;
   ports: Ports;
-}
-
-interface BannerOf {
-  spec: Spec;
-  config: Config;
-  /** The URL connected to, and whether it is the embedded server. */
-  database: { url: string; embedded: boolean };
-  ports: Ports;
-  /** The migrations applied; undefined: the database has not answered yet. */
-  applied: number[] | undefined;
-  processes: number;
-}
-
-const originOf = (config: Config, port: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-
-/** The banner (`banner`) of this process, or of the primary for its workers. */
-function printBanner(logger: Logger, { spec, config, database, ports, applied, processes }: BannerOf): void {
-  const facts = {
-    url: database.url,
-    embeddedDataDir: database.embedded ? config.pgliteDataDir : undefined,
-    poolSize: config.databasePoolSize,
-    poolMode: config.databasePoolMode,
-    replicaUrl: config.databaseReplicaUrl,
-    replicaMaxLagMs: config.databaseReplicaMaxLagMs,
-  };
-  banner(logger, {
-    title: spec.document.info.title,
-    version: spec.document.info.version,
-    apiRoot: spec.apiRoot,
-    keys: { count: config.bootstrapKeys.length, generated: config.bootstrapKeyGenerated ? config.bootstrapKeys[0] : undefined },
-    origin: originOf(config, ports.port),
-    metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config, ports.metricsPort),
-    database: describeDatabase(facts, applied),
-    processes,
-    mcp: config.mcpEnabled,
-  });
 }
 
 /**
@@ -116,9 +79,6 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
   };
   return { ...parts, ...(await buildApps(config, logging, spec, parts)) };
 }
-
-/** HOST names a loopback address: only this machine reaches the service. */
-const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /** The app on the stores, and METRICS_PORT's app sharing its metrics. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
@@ -241,21 +201,12 @@ async function announce(logger: Logger, spec: Spec, config: Config, { database, 
   });
 }
 
-/**
- * Operations whose handler is still the stub `npm run generate` wrote: listed (they answer 501),
- * or with ALLOW_STUBS=false a refusal to start, naming them.
- */
+/** Operations still generated stubs: listed (they answer 501), or with ALLOW_STUBS=false a refusal to start, naming them. */
 function checkStubs(config: Config, logger: Logger): void {
-  const stubs = stubOperations();
-  if (stubs.length === 0) return;
-  const list = stubs.map((id) => `${id} (${handlerFile(id)})`).join(', ');
-  if (!config.allowStubs) {
-    logger.fatal(
-      `ALLOW_STUBS=false and ${stubs.length} operation(s) are still generated stubs: ${list}; implement them, or set ALLOW_STUBS=true to serve them as 501 not_implemented`,
-    );
-    process.exit(EXIT_REFUSED);
-  }
-  logger.warn(`${stubs.length} operation(s) are still generated stubs answering 501 not_implemented: ${list}`);
+  const stubs = stubsAtStartUp(config.allowStubs);
+  if (!stubs?.refuse) return void (stubs && logger.warn(stubs.message));
+  logger.fatal(stubs.message);
+  process.exit(EXIT_REFUSED);
 }
 
 /**
@@ -289,7 +240,8 @@ async function main(): Promise<void> {
   }
   const service = await build(config, logging, spec);
   const listening = await listenAll(service, config);
-  stopOnSignals(logger, shutdownSteps(service, listening, startHousekeeping(service, logger)));
+  const housekeeping = startHousekeeping(service, logger);
+  stopOnSignals(logger, shutdownSteps(service, listening, housekeeping));
   await announce(logger, spec, config, service, listening.ports);
 }
 

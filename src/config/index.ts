@@ -10,6 +10,9 @@ import type { RateLimit } from '../store/rateLimits';
 import { parseTracing } from './tracing';
 import { PRIMARY_SESSION_ATTRS, REPLICA_SESSION_ATTRS, integerVar, readPostgresUrl } from './values';
 
+/** HOST names a loopback address: only this machine reaches the service (and /mcp's Host must name loopback too). */
+export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 export interface Config {
   host: string;
   port: number;

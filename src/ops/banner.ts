@@ -72,3 +72,55 @@ export function banner(logger: Logger, facts: BannerFacts): void {
     `${facts.title} ${facts.version} listening on ${origin}${facts.apiRoot}${facts.processes > 1 ? ` (${facts.processes} processes)` : ''}`,
   );
 }
+
+/** What the banner reads of the configuration (the service's Config has these). */
+export interface BannerConfig {
+  host: string;
+  bootstrapKeys: readonly string[];
+  bootstrapKeyGenerated: boolean;
+  pgliteDataDir: string;
+  databasePoolSize: number;
+  databasePoolMode: string;
+  databaseReplicaUrl: string | undefined;
+  databaseReplicaMaxLagMs: number;
+  mcpEnabled: boolean;
+}
+
+/** What the banner says of one process, or of the primary for its workers. */
+export interface ServiceFacts {
+  /** The contract's title and version, and its API root (the service's Spec has these). */
+  spec: { apiRoot: string; document: { info: { title: string; version: string } } };
+  config: BannerConfig;
+  /** The URL connected to, and whether it is the embedded server. */
+  database: { url: string; embedded: boolean };
+  ports: { port: number; metricsPort?: number };
+  /** The migrations applied; undefined: the database has not answered yet. */
+  applied: number[] | undefined;
+  processes: number;
+}
+
+/** The origin a browser uses for HOST and a port (an IPv6 address in brackets). */
+export const originOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The banner of a serving process (or of the primary, for its workers), its facts read from what the service is. */
+export function printBanner(logger: Logger, { spec, config, database, ports, applied, processes }: ServiceFacts): void {
+  const facts: DatabaseFacts = {
+    url: database.url,
+    embeddedDataDir: database.embedded ? config.pgliteDataDir : undefined,
+    poolSize: config.databasePoolSize,
+    poolMode: config.databasePoolMode,
+    replicaUrl: config.databaseReplicaUrl,
+    replicaMaxLagMs: config.databaseReplicaMaxLagMs,
+  };
+  banner(logger, {
+    title: spec.document.info.title,
+    version: spec.document.info.version,
+    apiRoot: spec.apiRoot,
+    keys: { count: config.bootstrapKeys.length, generated: config.bootstrapKeyGenerated ? config.bootstrapKeys[0] : undefined },
+    origin: originOf(config.host, ports.port),
+    metricsOrigin: ports.metricsPort === undefined ? undefined : originOf(config.host, ports.metricsPort),
+    database: describeDatabase(facts, applied),
+    processes,
+    mcp: config.mcpEnabled,
+  });
+}

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, isLoopbackHost, loadConfig } from '../../src/config';
 import { embeddedDataDir, projectRoot } from '../../src/paths';
 
 const KEY = 'a-valid-key-0123456789';
@@ -339,6 +339,11 @@ describe('loadConfig', () => {
       'ALLOW_STUBS must be true or false, got "no"',
       'VALIDATE_RESPONSES must be one of off, log, enforce, got "strict"',
     ]);
+  });
+
+  test('when HOST names this machine (localhost, ::1, 127.x.x.x), then it is loopback; any other address is not', () => {
+    const hosts = ['localhost', '::1', '127.0.0.1', '127.9.8.7', '0.0.0.0', '::', '10.0.0.1', '127.0.0.1.example', 'localhost.x'];
+    expect(hosts.filter(isLoopbackHost)).toEqual(['localhost', '::1', '127.0.0.1', '127.9.8.7']);
   });
 
   test('when MCP_ENABLED is neither true nor false, then it is refused by name', () => {

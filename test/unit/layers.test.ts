@@ -180,6 +180,11 @@ describe('scripts/', () => {
       path.resolve(path.dirname(file), m[1] as string),
     );
 
+  test('when .ci/run is read, then it names no absolute path of one machine: what it needs beside the checkout is found relative to it', () => {
+    const ci = readFileSync(path.join(projectRoot, '.ci', 'run'), 'utf8');
+    expect(ci.split('\n').filter((line) => /(^|[\s"'=:(])\/(work|home|root|Users|srv|opt)\//.test(line))).toEqual([]);
+  });
+
   test("when the bench's contestants are read, then they take nothing from src/ but through scripts/bench/shared.ts", () => {
     const contestants = ['baselines.ts', 'alternatives.ts', 'fastify.ts', 'plainStore.ts', 'checks.ts'];
     const reaching = contestants.flatMap((name) =>
