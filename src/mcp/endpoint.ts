@@ -80,15 +80,9 @@ function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Reques
     { name: deps.name, version: deps.version },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: validator },
   );
+  // What a client is shown of a tool: all but how a call is made (`call`) and who may make it (`scopes`).
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...visible.values()].map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-      name,
-      title,
-      description,
-      inputSchema,
-      outputSchema,
-      annotations,
-    })),
+    tools: [...visible.values()].map(({ call: _c, scopes: _s, ...shown }) => shown),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = visible.get(request.params.name);
@@ -127,15 +121,8 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
         return;
       }
       if (req.method === 'OPTIONS') return void res.status(204).setHeader('Allow', 'POST, OPTIONS').end();
-      if (req.method !== 'POST')
-        throw new HttpError(
-          405,
-          'method_not_allowed',
-          `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`,
-          {
-            Allow: 'POST, OPTIONS',
-          },
-        );
+      const notAllowed = `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`;
+      if (req.method !== 'POST') throw new HttpError(405, 'method_not_allowed', notAllowed, { Allow: 'POST, OPTIONS' });
       const auth = deps.authenticate(req.headers, req.rawHeaders);
       if (!auth.ok) {
         res.locals.keyId = auth.keyId;
