@@ -1,10 +1,24 @@
 /**
  * The bench's MCP tool call: `tools/call listPets {limit: 20}` on POST /mcp (MCP_ENABLED=true), beside
  * the same page asked for directly, on the product as production runs it. A tool call is the
- * operation's own request over loopback (src/mcp/call.ts), so it costs that request, the loopback
- * connection, and the SDK's JSON-RPC handling on top: what this section measures.
+ * operation's own request, answered by the request core in process (src/mcp/call.ts), so it costs
+ * that request's work without its HTTP, plus the /mcp request and the SDK's JSON-RPC handling: what
+ * this section measures.
  */
 import { type PairSection, type Scenario, auth, f2, sideBySide } from './measure';
+
+/** The tool call this section loads (and `npm run bench:profile -- --scenario mcp` profiles): the first page through /mcp. */
+export const MCP_TOOL_CALL: Scenario = {
+  name: 'POST /mcp tools/call listPets {limit: 20}',
+  database: true,
+  expected: 200,
+  request: (k) => ({
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...auth(k), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listPets', arguments: { limit: 20 } } }),
+  }),
+};
 
 export const mcpCalls: PairSection = async (server, key, o, out) => {
   const path = '/v1/pets?limit=20';
@@ -14,17 +28,7 @@ export const mcpCalls: PairSection = async (server, key, o, out) => {
     expected: 200,
     request: (k) => ({ method: 'GET', path, headers: auth(k) }),
   };
-  const tool: Scenario = {
-    name: 'POST /mcp tools/call listPets {limit: 20}',
-    database: true,
-    expected: 200,
-    request: (k) => ({
-      method: 'POST',
-      path: '/mcp',
-      headers: { ...auth(k), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listPets', arguments: { limit: 20 } } }),
-    }),
-  };
+  const tool = MCP_TOOL_CALL;
   // The tool call answers 200 whatever its result: check once that the result is the page, not a tool error.
   const origin = new URL(server.baseUrl).origin;
   const probe = tool.request(key, 0);
@@ -39,7 +43,7 @@ export const mcpCalls: PairSection = async (server, key, o, out) => {
   out('');
   out('## MCP tool calls: the first page through /mcp\n');
   out(
-    `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts both of a tool call's requests: /mcp and the operation's own, over loopback.\n`,
+    `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts the /mcp request and the operation's own request, answered in process.\n`,
   );
   const { cpuRatio, clean } = await sideBySide(server, [direct, tool], key, o, out, 'request');
   out(`\nserver CPU per request, tool call / direct: ${f2(cpuRatio)}`);

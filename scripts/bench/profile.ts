@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify]
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp]
  *
  * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
  * in `npm run bench`), the bare floor (`bare-born`: on the product's server) or fastify is started under
@@ -8,7 +8,8 @@
  * of the loaded window are attributed, by the code on top of the stack, to the package (or
  * Node's own code, our src/ folders, garbage collection) they ran in. Prints, per scenario, the
  * sampled busy CPU per request and each part's µs per request, and the functions with the most
- * time of their own. The profiler's own overhead is in the figures: compare within a table.
+ * time of their own. `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP
+ * section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -27,6 +28,7 @@ import {
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { SCENARIOS, type Scenario } from './measure';
+import { MCP_TOOL_CALL } from './mcp';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
 
@@ -115,7 +117,9 @@ async function main(argv: string[]): Promise<number> {
   const top = positiveIntegerOption(argv, 'top', 12);
   const asked = argv.includes('--contestant') ? argv[argv.indexOf('--contestant') + 1] : 'product';
   const contestant = asked === 'bare' || asked === 'bare-born' || asked === 'fastify' ? asked : 'product';
-  const only = argv.includes('--scenario') ? Number(argv[argv.indexOf('--scenario') + 1]) : undefined;
+  const asking = argv.includes('--scenario') ? argv[argv.indexOf('--scenario') + 1] : undefined;
+  const mcp = asking === 'mcp' && contestant === 'product';
+  const only = asking === undefined || mcp ? undefined : Number(asking);
   await runToEnd(['npm', 'run', '-s', 'build']);
   await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
   const db = await scratchDatabase(adminUrl, 'animal_store_profile');
@@ -133,13 +137,14 @@ async function main(argv: string[]): Promise<number> {
       LOG_LEVEL: 'info',
       VALIDATE_RESPONSES: 'off',
       PORT: '0',
+      MCP_ENABLED: String(mcp),
     };
     const start =
       contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
     process.stdout.write(
       `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario\n`,
     );
-    for (const [i, scenario] of SCENARIOS.entries()) {
+    for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
       const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets });
       const { busy, parts, functions } = attribute(profile, duration);

@@ -104,6 +104,20 @@ function nextArguments(tool: McpTool, link: string | undefined): Record<string, 
   return next;
 }
 
+/** The response headers a tool's output schema documents, as the spec names them and in lower case: read once per tool. */
+const documented = new WeakMap<McpTool, [string, string][]>();
+function documentedHeaders(tool: McpTool): [string, string][] {
+  let names = documented.get(tool);
+  if (!names) {
+    names = Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties).map((n) => [
+      n,
+      n.toLowerCase(),
+    ]);
+    documented.set(tool, names);
+  }
+  return names;
+}
+
 /** The reply's headers by lower-case name. */
 const byLowerCase = (headers: Record<string, string>): Record<string, string | undefined> => {
   const lower: Record<string, string> = {};
@@ -113,17 +127,18 @@ const byLowerCase = (headers: Record<string, string>): Record<string, string | u
 
 /** A success: the status, the documented headers the answer carried (named as the spec names them), the body, and `next` for a paged list. */
 function successResult(tool: McpTool, reply: ApiReply, sent: Record<string, string | undefined>): CallToolResult {
-  const documented = Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties);
   const headers: Record<string, string> = {};
-  for (const name of documented) {
-    const value = sent[name.toLowerCase()];
+  for (const [name, lower] of documentedHeaders(tool)) {
+    const value = sent[lower];
     if (value !== undefined) headers[name] = value;
   }
   const structured: Record<string, unknown> = { status: reply.status, headers };
   if (reply.body !== undefined) structured.body = JSON.parse(reply.body);
   const next = tool.call.pages ? nextArguments(tool, headers.Link) : undefined;
   if (next) structured.next = next;
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+  // structuredContent as JSON text, its body as the operation wrote it rather than written again.
+  const text = `{"status":${reply.status},"headers":${JSON.stringify(headers)}${reply.body === undefined ? '' : `,"body":${reply.body}`}${next ? `,"next":${JSON.stringify(next)}` : ''}}`;
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
   // A deprecated operation answers with Deprecation: the notice its description opens with comes first.
   if (sent.deprecation !== undefined) content.unshift({ type: 'text', text: tool.description.split('\n\n')[0] ?? '' });
   return { content, structuredContent: structured };

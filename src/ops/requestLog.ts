@@ -111,9 +111,9 @@ export function requestLog(record: RequestRecorder): RequestHandler {
     const requestId = requestIdOf(req.headers['x-request-id']);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    const { method, headers, httpVersion } = req;
+    const { method, headers, httpVersion, socket } = req;
     const path = req.url.split('?', 1)[0] ?? '';
-    const { span, finish } = record({ method, path, headers, httpVersion, clientAddress: req.socket.remoteAddress, requestId });
+    const { span, finish } = record({ method, path, headers, httpVersion, socket, requestId });
     // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
     // A response emits it once: `on` spares the wrapper `once` makes for every request.
     res.on('close', () => finish(res.statusCode, res.locals, res.writableFinished));

@@ -95,7 +95,8 @@ function requestAttributes(req: TracedRequest): Attributes {
   const host = HOST.exec(req.headers.host ?? '');
   if (host?.[1]) attributes[ATTR_SERVER_ADDRESS] = host[1].replace(/^\[|\]$/g, '');
   if (host?.[2]) attributes[ATTR_SERVER_PORT] = Number(host[2]);
-  if (req.clientAddress) attributes[ATTR_CLIENT_ADDRESS] = req.clientAddress;
+  const client = req.socket?.remoteAddress;
+  if (client) attributes[ATTR_CLIENT_ADDRESS] = client;
   if (typeof req.headers['user-agent'] === 'string') attributes[ATTR_USER_AGENT_ORIGINAL] = req.headers['user-agent'];
   return attributes;
 }

@@ -55,7 +55,8 @@ export interface TracedRequest {
   headers: IncomingHttpHeaders;
   /** The HTTP version of the connection; absent for a request made in process (an MCP tool call's operation). */
   httpVersion?: string;
-  clientAddress?: string;
+  /** The connection it came on, whose peer is the client's address (read only when a span is made). */
+  socket?: { readonly remoteAddress?: string };
   /**
    * Made in this process, within a span of its own (an MCP tool call): its parent is the active
    * span. Otherwise the parent is the caller's `traceparent`, when it sent a valid one.

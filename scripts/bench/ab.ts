@@ -1,0 +1,91 @@
+/**
+ * npm run bench:ab -- --against DIR [--rounds N] [--duration S] [--connections N] [--pets N]
+ *
+ * The product of this tree beside the product built in another checkout (DIR, for example a git
+ * worktree of the commit before a change, built with `npm install && npm run build` there), both
+ * as production runs them, on one database seeded with --pets animals, every scenario of the bench
+ * (list 20, list by status, get, create, 400, 401) in interleaved rounds after a warm-up round (the
+ * order flips each round). Prints, per scenario, each side's median req/s and server CPU per
+ * request, and the ratio this / DIR per round with its median: what a change to the request path
+ * costs, measured in one run on one machine.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { connect } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import { seedSampleAnimals } from '../db/sampleAnimals';
+import { scratchServerUrl } from '../lib/database';
+import {
+  type ServerProcess,
+  UNREACHABLE_RATE_LIMIT,
+  positiveIntegerOption,
+  runToEnd,
+  scratchDatabase,
+  startProduct,
+  startServerProcess,
+} from '../lib/processes';
+import { runTool } from '../lib/tool';
+import { type Measurement, SCENARIOS, f2, measure, median } from './measure';
+
+async function main(argv: string[]): Promise<number> {
+  const at = argv.indexOf('--against');
+  const against = at < 0 ? undefined : path.resolve(argv[at + 1] ?? '');
+  if (!against || !existsSync(path.join(against, 'dist', 'src', 'main.js'))) {
+    process.stderr.write('bench:ab: --against DIR names a checkout whose product is built (DIR/dist/src/main.js)\n');
+    return 2;
+  }
+  const adminUrl = scratchServerUrl('bench:ab');
+  if (!adminUrl) return 2;
+  const num = (name: string, fallback: number) => positiveIntegerOption(argv, name, fallback);
+  const o = { rounds: num('rounds', 5), duration: num('duration', 5), connections: num('connections', 50), pets: num('pets', 100_000) };
+  process.stdout.write('bench:ab: building this tree…\n');
+  await runToEnd(['npm', 'run', '-s', 'build']);
+  const db = await scratchDatabase(adminUrl, 'animal_store_ab');
+  const key = randomBytes(24).toString('base64url');
+  const servers: ServerProcess[] = [];
+  try {
+    const sql = connect(db.url, { max: 1 });
+    await migrate(sql);
+    await seedSampleAnimals(sql, o.pets);
+    await sql`ANALYZE pets`;
+    await sql.end();
+    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '7' };
+    // Each logs its line per request to a file, as in the bench, not through this process.
+    servers.push(await startProduct(env, { logFile: '/dev/null' }));
+    servers.push(
+      await startServerProcess(
+        [process.execPath, path.join(against, 'dist', 'src', 'main.js')],
+        { PORT: '0', ...env },
+        { logFile: '/dev/null' },
+      ),
+    );
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    out(`# A/B: this tree against ${against}, ${new Date().toISOString()}`);
+    out(
+      `\n${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} interleaved rounds after a warm-up.\n`,
+    );
+    out('| scenario | req/s this | req/s other | CPU µs this | CPU µs other | CPU this/other per round | median |');
+    out('|---|---|---|---|---|---|---|');
+    for (const scenario of SCENARIOS) {
+      const runs: Measurement[][] = [[], []];
+      for (let round = 0; round <= o.rounds; round++)
+        for (const i of round % 2 ? [1, 0] : [0, 1]) {
+          const m = await measure(servers[i] as ServerProcess, scenario, key, o);
+          if (round > 0) runs[i]?.push(m);
+        }
+      const [a = [], b = []] = runs;
+      const ratios = a.map((m, r) => m.cpuUs / (b[r]?.cpuUs ?? Number.NaN));
+      const faults = [...a, ...b].reduce((n, m) => n + m.errors + m.unexpected, 0);
+      out(
+        `| ${scenario.name}${faults ? ` (${faults} errors or unexpected statuses)` : ''} | ${Math.round(median(a.map((m) => m.rps)))} | ${Math.round(median(b.map((m) => m.rps)))} | ${Math.round(median(a.map((m) => m.cpuUs)))} | ${Math.round(median(b.map((m) => m.cpuUs)))} | ${ratios.map(f2).join(' ')} | ${f2(median(ratios))} |`,
+      );
+    }
+    return 0;
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    await db.drop();
+  }
+}
+
+runTool('bench:ab failed', () => main(process.argv.slice(2)), { stack: true });
