@@ -10,7 +10,8 @@
  * costs, measured in one run on one machine.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
@@ -44,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   const db = await scratchDatabase(adminUrl, 'animal_store_ab');
   const key = randomBytes(24).toString('base64url');
   const servers: ServerProcess[] = [];
+  const logs = mkdtempSync(path.join(tmpdir(), 'animal-store-ab-'));
   try {
     const sql = connect(db.url, { max: 1 });
     await migrate(sql);
@@ -52,14 +54,9 @@ async function main(argv: string[]): Promise<number> {
     await sql.end();
     const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '7' };
     // Each logs its line per request to a file, as in the bench, not through this process.
-    servers.push(await startProduct(env, { logFile: '/dev/null' }));
-    servers.push(
-      await startServerProcess(
-        [process.execPath, path.join(against, 'dist', 'src', 'main.js')],
-        { PORT: '0', ...env },
-        { logFile: '/dev/null' },
-      ),
-    );
+    servers.push(await startProduct(env, { logFile: path.join(logs, 'this.log') }));
+    const other = [process.execPath, path.join(against, 'dist', 'src', 'main.js')];
+    servers.push(await startServerProcess(other, { PORT: '0', ...env }, { logFile: path.join(logs, 'other.log') }));
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(`# A/B: this tree against ${against}, ${new Date().toISOString()}`);
     out(
@@ -85,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await db.drop();
+    rmSync(logs, { recursive: true, force: true });
   }
 }
 
