@@ -104,20 +104,6 @@ function nextArguments(tool: McpTool, link: string | undefined): Record<string, 
   return next;
 }
 
-/** The response headers a tool's output schema documents, as the spec names them and in lower case: read once per tool. */
-const documented = new WeakMap<McpTool, [string, string][]>();
-function documentedHeaders(tool: McpTool): [string, string][] {
-  let names = documented.get(tool);
-  if (!names) {
-    names = Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties).map((n) => [
-      n,
-      n.toLowerCase(),
-    ]);
-    documented.set(tool, names);
-  }
-  return names;
-}
-
 /** The reply's headers by lower-case name. */
 const byLowerCase = (headers: Record<string, string>): Record<string, string | undefined> => {
   const lower: Record<string, string> = {};
@@ -128,8 +114,8 @@ const byLowerCase = (headers: Record<string, string>): Record<string, string | u
 /** A success: the status, the documented headers the answer carried (named as the spec names them), the body, and `next` for a paged list. */
 function successResult(tool: McpTool, reply: ApiReply, sent: Record<string, string | undefined>): CallToolResult {
   const headers: Record<string, string> = {};
-  for (const [name, lower] of documentedHeaders(tool)) {
-    const value = sent[lower];
+  for (const name of Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties)) {
+    const value = sent[name.toLowerCase()];
     if (value !== undefined) headers[name] = value;
   }
   const structured: Record<string, unknown> = { status: reply.status, headers };

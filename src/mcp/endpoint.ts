@@ -68,10 +68,7 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
 }
 
 /** A tool call's request id: the /mcp request's, with the tool's name, cut to fit the 128 characters a request id may have. */
-function callId(res: Response, tool: McpTool): string {
-  const suffix = `:mcp:${tool.name}`;
-  return `${res.locals.requestId.slice(0, Math.max(0, 128 - suffix.length))}${suffix}`;
-}
+const callId = (res: Response, tool: McpTool) => `${res.locals.requestId.slice(0, 123 - tool.name.length)}:mcp:${tool.name}`;
 
 /** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
 function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Request, res: Response, key: AuthenticatedKey): Server {

@@ -180,6 +180,13 @@ describe('scripts/', () => {
       path.resolve(path.dirname(file), m[1] as string),
     );
 
+  test('when the request core is read, then it knows no express, no socket and no response object: its doors do', () => {
+    const core = readFileSync(path.join(src, 'http', 'pipeline.ts'), 'utf8');
+    expect([...core.matchAll(/^import[^;]*?from '([^']+)'/gm)].map((m) => m[1])).not.toContain('express');
+    const code = core.split('\n').filter((line) => !/^\s*(\*|\/\*\*|\/\/)/.test(line));
+    expect(code.filter((line) => /\b(Request|Response|ServerResponse|IncomingMessage)\b|\b(req|res)\./.test(line))).toEqual([]);
+  });
+
   test('when .ci/run is read, then it names no absolute path of one machine: what it needs beside the checkout is found relative to it', () => {
     const ci = readFileSync(path.join(projectRoot, '.ci', 'run'), 'utf8');
     expect(ci.split('\n').filter((line) => /(^|[\s"'=:(])\/(work|home|root|Users|srv|opt)\//.test(line))).toEqual([]);
