@@ -59,7 +59,7 @@ export interface Spec {
   document: OpenAPIV3.Document;
   /** The path every top-level server URL ends in, e.g. `/v1`. */
   apiRoot: string;
-  /** Every scope an operation names, sorted: what a key may hold (an API_KEYS key holds them all). */
+  /** Every scope an operation names, sorted: what a key may hold (a bootstrap key, API_KEYS, holds them all). */
   scopes: string[];
   operations: Map<string, OperationFacts>;
   /**

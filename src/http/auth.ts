@@ -62,7 +62,7 @@ export type Authenticator = (headers: IncomingHttpHeaders, rawHeaders: readonly 
  * Comparisons are constant-time (timingSafeEqual on digests): the time taken says nothing about
  * how much of a secret matched. No query is made: the registry refreshes itself in the background.
  */
-export function createAuthenticator({ bootstrapKeys, keyRegistry: registry, scopes }: AuthOptions): Authenticator {
+export function createAuthenticator({ bootstrapKeys, keyRegistry, scopes }: AuthOptions): Authenticator {
   const all = new Set(scopes);
   const bootstrap = bootstrapKeys.map((key) => bootstrapKey(key, all));
   const matchBootstrap = (token: string): AuthResult => {
@@ -84,13 +84,13 @@ export function createAuthenticator({ bootstrapKeys, keyRegistry: registry, scop
     if (parsed.kind === 'other') return matchBootstrap(token);
     if (parsed.kind === 'mistyped') return { ok: false, reason: 'mistyped' };
     const keyId = displayPrefix(parsed.id);
-    const found = registry?.lookup(parsed.id) ?? { state: 'unknown' };
+    const found = keyRegistry?.lookup(parsed.id) ?? { state: 'unknown' };
     if (found.state === 'stale') return { ok: false, reason: 'unavailable', keyId };
     if (found.state === 'unknown' || !timingSafeEqual(found.key.digest, keyDigest(token))) return { ok: false, reason: 'unknown', keyId };
     const { key } = found;
     if (key.revoked) return { ok: false, reason: 'revoked', keyId };
     if (key.expiresAt !== undefined && key.expiresAt <= Date.now()) return { ok: false, reason: 'expired', keyId };
-    registry?.used(key.id);
+    keyRegistry?.used(key.id);
     return {
       ok: true,
       key: { keyId, clientId: key.clientId, client: key.client, scopes: key.scopes, expiresHeader: key.expiresHeader },

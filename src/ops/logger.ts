@@ -12,7 +12,7 @@ export interface RequestLogFields {
   responseTime: number;
   operationId?: string;
   route?: string;
-  /** The key the request was made with (`asa_<id>`, or `env:<digest>` for an API_KEYS key): never its secret. */
+  /** The key the request was made with (`asa_<id>`, or `env:<digest>` for a bootstrap key, API_KEYS): never its secret. */
   apiKey?: string;
   /** The client the key belongs to (its name). */
   client?: string;

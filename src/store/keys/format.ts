@@ -66,7 +66,7 @@ export function mintKey(): MintedKey {
 /**
  * A bearer token read as a managed key: its id when the shape and the checksum hold, `mistyped`
  * when it has the prefix but not the shape or not the checksum (a typo, a key cut short), and
- * `other` for a token without the prefix (an API_KEYS key). No lookup: the text alone decides.
+ * `other` for a token without the prefix (a bootstrap key, API_KEYS). No lookup: the text alone decides.
  */
 export type ParsedKey = { kind: 'managed'; id: string } | { kind: 'mistyped' } | { kind: 'other' };
 
