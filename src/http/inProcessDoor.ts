@@ -1,6 +1,5 @@
 import type { RequestRecorder } from '../ops/requestLog';
-import type { ApiReply, ApiRequest, RequestCore } from './pipeline';
-import { splitTarget } from './pipeline';
+import { type ApiReply, type ApiRequest, type RequestCore, splitTarget } from './pipeline';
 
 /** Answers a request made in this process (an MCP tool call's operation). */
 export type InProcessDoor = (request: ApiRequest) => Promise<ApiReply>;
