@@ -182,24 +182,22 @@ export class RequestCore {
       query: parseQuery(query),
       headers: request.headers,
     };
-    const found = this.match(spec);
-    const at: InFlight = {
-      request,
-      spec,
-      headers: {},
-      facts: { operationId: found.route?.facts.operationId, route: found.route && found.operation.path },
-    };
+    const at: InFlight = { request, spec, headers: {}, facts: {} };
+    let found: Match | undefined;
     let reply: WireReply;
     try {
+      found = this.match(spec);
+      at.facts.operationId = found.route?.facts.operationId;
+      at.facts.route = found.route && found.operation.path;
       reply = await this.steps(at, found);
     } catch (err) {
       reply = this.failure(at, err);
     }
     // 9. The reply. Answers here depend on the caller and the moment: no cache may keep them.
     at.headers['Cache-Control'] = 'no-store';
-    const deprecation = found.route?.facts.deprecationHeaders;
-    if (deprecation) Object.assign(at.headers, deprecation);
-    return { reply: this.written(at, found, reply), facts: at.facts };
+    const route = found?.route;
+    if (route) Object.assign(at.headers, route.facts.deprecationHeaders);
+    return { reply: this.written(at, route, reply), facts: at.facts };
   }
 
   /** A failure as its Error body, its cause kept for the log line. */
@@ -210,8 +208,8 @@ export class RequestCore {
   }
 
   /** 9. The reply's body written by its operation's serialiser, its headers over those the steps set. */
-  private written(at: InFlight, found: Match, reply: WireReply): ApiReply {
-    const operationId = found.route?.facts.operationId;
+  private written(at: InFlight, route: Route | undefined, reply: WireReply): ApiReply {
+    const operationId = route?.facts.operationId;
     let text: string;
     try {
       text = reply.body === undefined ? '' : this.serialisers.forReply(operationId, reply.status)(reply.body);
@@ -226,7 +224,7 @@ export class RequestCore {
     }
     const headers = Object.assign(at.headers, reply.headers);
     if (reply.body === undefined) return { status: reply.status, headers };
-    if (found.route?.facts.conditional && reply.status === 200) return this.conditional(at, reply.status, text, headers);
+    if (route?.facts.conditional && reply.status === 200) return this.conditional(at, reply.status, text, headers);
     return jsonReply(reply.status, text, headers);
   }
 
