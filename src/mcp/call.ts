@@ -3,19 +3,35 @@
  * in process (http/inProcessDoor.ts) as the caller the /mcp request authenticated, and the answer
  * made into the tool's result.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBody';
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
 import type { AuthenticatedKey } from '../http/auth';
 import { bytesBody } from '../http/body';
 import type { ApiReply, ApiRequest } from '../http/pipeline';
 
-/** The operation's request: its method and target, its header parameters (lower-case names, as Node gives them), its JSON body. */
-export interface Made {
-  method: string;
-  target: string;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
+/**
+ * A single tools/call of a known tool that the SDK's transport and server would take as it is:
+ * both media types accepted, a protocol version the SDK supports (or none: its default), a JSON-RPC
+ * request and a tools/call by the SDK's own schemas, and no task. Anything else (initialize,
+ * tools/list, a batch, a notification, a message they would refuse) is theirs to answer.
+ */
+export function plainToolCall(headers: IncomingHttpHeaders, body: unknown, tools: ReadonlyMap<string, McpTool>) {
+  const version = headers['mcp-protocol-version'];
+  if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
+  const message = (body as { method?: unknown } | null)?.method === 'tools/call' ? JSONRPCMessageSchema.safeParse(body) : undefined;
+  if (!message?.success || !isJSONRPCRequest(message.data)) return undefined;
+  const call = CallToolRequestSchema.safeParse(message.data);
+  const tool = call.success && call.data.params.task === undefined ? tools.get(call.data.params.name) : undefined;
+  return tool && call.success ? { id: message.data.id, tool, arguments: call.data.params.arguments ?? {} } : undefined;
 }
 
 /** A refusal before any request is made: an argument the tool does not take, or a path argument missing. */
@@ -23,19 +39,25 @@ function refused(tool: McpTool, problems: FieldError[]): CallToolResult {
   return errorResult(tool, 400, errorBody(400, 'validation_failed', problems.map((p) => p.detail).join('; '), problems), undefined);
 }
 
-/**
- * What an HTTP header value may hold (RFC 9110 §5.5: field-content, obs-text included). An
- * argument that goes in a header must be one HTTP could carry: no client could send the operation
- * anything else, and the operation is written for what HTTP delivers (a NUL in an
- * Idempotency-Key would otherwise reach the database).
- */
+/** RFC 9110 §5.5's field-content: a header argument must be what HTTP could carry (a NUL in an Idempotency-Key would reach the database). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** An argument's text in a URL or a header: a string as it is, a number or a boolean as JSON writes it, anything else as JSON text (which validation then refuses by name). */
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** The request a call makes, or the refusal of arguments that name nothing of the operation. */
-export function requestOf(tool: McpTool, args: Record<string, unknown>): { made: Made } | { refused: CallToolResult } {
+/** Who makes a call's request: the caller the /mcp request authenticated, with that request's Host, and the call's request id. */
+export type CallFrom = { host: string | undefined; requestId: string; caller: AuthenticatedKey };
+
+/**
+ * The operation's request a call makes, the value the request core answers (its header arguments
+ * lower-case, as Node gives headers; its body framed as HTTP frames one, for the core's body rules),
+ * or the refusal of arguments that name nothing of the operation.
+ */
+export function requestOf(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  from: CallFrom,
+): { request: ApiRequest } | { refused: CallToolResult } {
   const known = new Set([...tool.call.arguments.map((a) => a.argument), ...(tool.call.body ? [tool.call.body] : [])]);
   const problems: FieldError[] = Object.keys(args)
     .filter((name) => !known.has(name))
@@ -56,35 +78,18 @@ export function requestOf(tool: McpTool, args: Record<string, unknown>): { made:
     } else if (value === undefined) continue;
     else if (a.in === 'query') for (const v of Array.isArray(value) ? value : [value]) query.append(a.name, textOf(v));
     else if (HEADER_VALUE.test(textOf(value))) headers[a.name.toLowerCase()] = textOf(value);
-    else
-      problems.push({
-        in: 'header',
-        name: a.name,
-        rule: 'http',
-        detail: `argument ${a.argument} cannot be the ${a.name} header: it holds a control character or one beyond Latin-1`,
-      });
+    else {
+      const detail = `argument ${a.argument} cannot be the ${a.name} header: it holds a control character or one beyond Latin-1`;
+      problems.push({ in: 'header', name: a.name, rule: 'http', detail });
+    }
   }
   if (problems.length > 0) return { refused: refused(tool, problems) };
   const search = query.toString();
   const body = tool.call.body && args[tool.call.body] !== undefined ? Buffer.from(JSON.stringify(args[tool.call.body])) : undefined;
-  return { made: { method: tool.call.method, target: search ? `${path}?${search}` : path, headers, body } };
-}
-
-/**
- * The operation's request as the core reads it: made by the caller the /mcp request authenticated,
- * with that request's Host, and a body framed as HTTP would frame it (the core's body rules read it).
- */
-export function operationRequest(made: Made, from: { host: string | undefined; requestId: string; caller: AuthenticatedKey }): ApiRequest {
-  const { method, target, headers, body } = made;
-  return {
-    method,
-    target,
-    headers: { ...headers, host: from.host, ...(body && { 'content-type': 'application/json', 'content-length': String(body.length) }) },
-    rawHeaders: [],
-    requestId: from.requestId,
-    body: bytesBody(body ?? Buffer.alloc(0)),
-    caller: from.caller,
-  };
+  if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(body.length) });
+  const { requestId, caller } = from;
+  const request = { method: tool.call.method, target: search ? `${path}?${search}` : path, rawHeaders: [], requestId, caller };
+  return { request: { ...request, headers: { ...headers, host: from.host }, body: bytesBody(body ?? Buffer.alloc(0)) } };
 }
 
 /** The next page's arguments, from `Link: <…>; rel="next"`: its query, each value of the type the tool's input schema gives it. */
@@ -105,11 +110,8 @@ function nextArguments(tool: McpTool, link: string | undefined): Record<string, 
 }
 
 /** The reply's headers by lower-case name. */
-const byLowerCase = (headers: Record<string, string>): Record<string, string | undefined> => {
-  const lower: Record<string, string> = {};
-  for (const name in headers) lower[name.toLowerCase()] = headers[name] as string;
-  return lower;
-};
+const byLowerCase = (headers: Record<string, string>): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
 /** A success: the status, the documented headers the answer carried (named as the spec names them), the body, and `next` for a paged list. */
 function successResult(tool: McpTool, reply: ApiReply, sent: Record<string, string | undefined>): CallToolResult {
@@ -133,10 +135,10 @@ function successResult(tool: McpTool, reply: ApiReply, sent: Record<string, stri
 /** A failure an agent can act on: the Error body's code and message, each failing field, and how long to wait when told to. */
 function errorResult(tool: McpTool, status: number, body: ErrorBody | undefined, retryAfter: string | undefined): CallToolResult {
   const lines = [`${tool.name} failed: ${status} ${body ? `${body.code}: ${body.message}` : 'with no Error body'}`];
-  for (const f of body?.errors ?? [])
-    lines.push(
-      `- ${f.in}${f.name !== undefined ? ` ${f.name}` : ''}${f.pointer !== undefined ? ` ${f.pointer || '(the whole body)'}` : ''} (${f.rule}): ${f.detail}`,
-    );
+  for (const f of body?.errors ?? []) {
+    const where = `${f.in}${f.name !== undefined ? ` ${f.name}` : ''}${f.pointer !== undefined ? ` ${f.pointer || '(the whole body)'}` : ''}`;
+    lines.push(`- ${where} (${f.rule}): ${f.detail}`);
+  }
   if (retryAfter !== undefined) lines.push(`Retry after ${retryAfter} seconds.`);
   return {
     isError: true,

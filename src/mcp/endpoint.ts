@@ -10,7 +10,8 @@
  *   6. scopes     a tools/call of a tool the key's scopes do not open: 403 insufficient_scope, with the challenge
  *   7. MCP        the SDK's server and transport for this one request: tools/list lists what the key may
  *                 call; tools/call runs the operation's request through the request core, in process,
- *                 as the caller this request authenticated (call.ts)
+ *                 as the caller this request authenticated (call.ts). A single plain tools/call, the
+ *                 message agents send most, is answered as the transport would answer it, without it.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
@@ -27,7 +28,7 @@ import type { InProcessDoor } from '../http/inProcessDoor';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import type { Tracing } from '../ops/tracing';
-import { operationRequest, requestOf, resultOf } from './call';
+import { plainToolCall, requestOf, resultOf } from './call';
 
 export const MCP_PATH = '/mcp';
 
@@ -53,6 +54,12 @@ const recordTool = (res: Response, name: string) => {
   res.locals.mcpTool = res.locals.mcpTool === undefined ? name : `${res.locals.mcpTool},${name}`;
 };
 
+/** A JSON-RPC message as the answer, written as the SDK's transport writes one. */
+function sendJsonRpc(res: Response, status: number, message: object): void {
+  const text = JSON.stringify(message);
+  res.status(status).setHeader('Content-Type', 'application/json').setHeader('Content-Length', Buffer.byteLength(text)).end(text);
+}
+
 /** The JSON-RPC messages of a body: one, or a batch. */
 const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 
@@ -70,6 +77,18 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
 /** A tool call's request id: the /mcp request's, with the tool's name, cut to fit the 128 characters a request id may have. */
 const callId = (res: Response, tool: McpTool) => `${res.locals.requestId.slice(0, 123 - tool.name.length)}:mcp:${tool.name}`;
 
+/** 7. One call of a tool the key may use: its operation's request answered in process, traced and counted. */
+async function callTool(deps: McpDeps, req: Request, res: Response, key: AuthenticatedKey, tool: McpTool, args: Record<string, unknown>) {
+  recordTool(res, tool.name);
+  const run = async () => {
+    const made = requestOf(tool, args, { host: req.headers.host, requestId: callId(res, tool), caller: key });
+    return 'refused' in made ? made.refused : resultOf(tool, await deps.call(made.request));
+  };
+  const result = await (deps.tracing ? deps.tracing.step(`mcp tool ${tool.name}`, run) : run());
+  deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
+  return result;
+}
+
 /** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
 function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Request, res: Response, key: AuthenticatedKey): Server {
   const visible = new Map(deps.tools.filter((t) => holdsScopes(key, t.scopes)).map((t) => [t.name, t]));
@@ -81,21 +100,10 @@ function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Reques
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...visible.values()].map(({ call: _c, scopes: _s, ...shown }) => shown),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = visible.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${JSON.stringify(request.params.name)}; tools/list names them`);
-    recordTool(res, tool.name);
-    const run = async () => {
-      const mapped = requestOf(tool, request.params.arguments ?? {});
-      if ('refused' in mapped) return mapped.refused;
-      return resultOf(
-        tool,
-        await deps.call(operationRequest(mapped.made, { host: req.headers.host, requestId: callId(res, tool), caller: key })),
-      );
-    };
-    const result = await (deps.tracing ? deps.tracing.step(`mcp tool ${tool.name}`, run) : run());
-    deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
-    return result;
+    return callTool(deps, req, res, key, tool, request.params.arguments ?? {});
   });
   return server;
 }
@@ -110,12 +118,8 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
     try {
       const origin = req.headers.origin;
       if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
-        res.status(403).json({
-          jsonrpc: '2.0',
-          error: { code: -32000, message: `Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS` },
-          id: null,
-        });
-        return;
+        const message = `Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS`;
+        return sendJsonRpc(res, 403, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
       }
       if (req.method === 'OPTIONS') return void res.status(204).setHeader('Allow', 'POST, OPTIONS').end();
       const notAllowed = `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`;
@@ -128,15 +132,19 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       res.locals.keyId = auth.key.keyId;
       res.locals.client = auth.key.client;
       const decoded = await readJsonBody(req.headers, streamedBody(req), ['application/json']);
+      const detail = 'The body must be a JSON-RPC message (a JSON object) or a batch of them';
       if (decoded?.value === undefined || typeof decoded.value !== 'object' || decoded.value === null)
-        throw invalidField('malformed_json', {
-          in: 'body',
-          pointer: '',
-          rule: 'type',
-          detail: 'The body must be a JSON-RPC message (a JSON object) or a batch of them',
-        });
+        throw invalidField('malformed_json', { in: 'body', pointer: '', rule: 'type', detail });
       const forbidden = forbiddenCall(decoded.value, tools, auth.key);
       if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
+      // The call agents make most, answered as the SDK's transport would answer it in JSON mode, without it.
+      const plain = plainToolCall(req.headers, decoded.value, tools);
+      if (plain)
+        return sendJsonRpc(res, 200, {
+          jsonrpc: '2.0',
+          id: plain.id,
+          result: await callTool(deps, req, res, auth.key, plain.tool, plain.arguments),
+        });
       const server = serverFor(deps, validator, req, res, auth.key);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());
@@ -154,17 +162,10 @@ export function mcpRouter(deps: McpDeps): Router {
   const tools = new Map(deps.tools.map((t) => [t.name, t]));
   const router = Router({ caseSensitive: true, strict: true });
   if (deps.loopbackOnly) router.use(MCP_PATH, localhostHostValidation());
-  if (deps.allowedOrigins.length > 0)
-    router.use(
-      MCP_PATH,
-      cors({
-        origin: [...deps.allowedOrigins],
-        methods: ['POST'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
-        exposedHeaders: ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id', 'Retry-After'],
-        maxAge: 600,
-      }),
-    );
+  const allowedHeaders = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
+  const exposedHeaders = ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id', 'Retry-After'];
+  const origin = [...deps.allowedOrigins];
+  if (origin.length > 0) router.use(MCP_PATH, cors({ origin, methods: ['POST'], allowedHeaders, exposedHeaders, maxAge: 600 }));
   router.all(MCP_PATH, answer(deps, tools));
   return router;
 }

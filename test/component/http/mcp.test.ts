@@ -2,7 +2,17 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContractChecker } from '../../../src/contract/contractChecker';
 import { createHttpServer, listen } from '../../../src/http/server';
 import { mcpTools } from '../../../generated/mcp-tools';
-import { API_KEY, type TestApp, auth, buildNewPet, insertPets, issueKey, listenOnLoopback, startTestApp } from '../../support/harness';
+import {
+  API_KEY,
+  type TestApp,
+  auth,
+  buildNewPet,
+  insertPet,
+  insertPets,
+  issueKey,
+  listenOnLoopback,
+  startTestApp,
+} from '../../support/harness';
 import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';
 
 /*
@@ -291,5 +301,28 @@ describe('a tool call is a request in process', () => {
     expect(inner).toHaveLength(3);
     for (const line of inner)
       expect(line).toMatchObject({ apiKey: outer?.apiKey, client: outer?.client, operationId: 'listPets', res: { statusCode: 200 } });
+  });
+
+  test('when one plain tools/call is answered without the SDK’s transport, then it answers as the SDK answers the same call in a batch', async () => {
+    const pet = await insertPet(t.sql, { name: 'Same', categoryId: 1, status: 'available' });
+    const message = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'getPet', arguments: { petId: pet.id } } };
+    const post = (body: unknown) =>
+      fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: { ...auth(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const single = await post(message);
+    const batch = await post([message]);
+    expect([single.status, batch.status]).toEqual([200, 200]);
+    expect(single.headers.get('content-type')).toBe(batch.headers.get('content-type'));
+    // What differs between two calls is what is left of the quota.
+    const withoutQuota = (answer: any) => {
+      const strip = (structured: any) => ({ ...structured, headers: { ...structured.headers, RateLimit: undefined } });
+      const content = answer.result.content.map(({ text }: { text: string }) => (text.startsWith('{') ? strip(JSON.parse(text)) : text));
+      return { ...answer, result: { ...answer.result, structuredContent: strip(answer.result.structuredContent), content } };
+    };
+    // The SDK answers a batch of one request with that one answer.
+    expect(withoutQuota(await single.json())).toEqual(withoutQuota(await batch.json()));
   });
 });
