@@ -35,6 +35,7 @@ import { type ReplyContractError, type ResponseValidation, createReplyCheck } fr
 import { type ReplySerialisers, compileSerialisers } from '../contract/serialisers';
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { describeErrors, fieldErrorsOf, rawIntegerErrors } from '../contract/validation';
+import type { RequestFacts } from '../ops/requestLog';
 import type { Tracing } from '../ops/tracing';
 import { type Deadline, requestDeadline } from '../store/deadline';
 import type { RateDecision, RateLimiter } from '../store/rateLimits';
@@ -70,18 +71,10 @@ export interface ApiReply {
   body?: string;
 }
 
-/** What answering a request learned, for its log line, metrics and span. */
-export interface AnswerFacts {
-  /** The operation the request matched, and its route template (also for a 405). */
-  operationId?: string;
-  route?: string;
-  /** The key it sent (even when refused), and the client of an accepted one. */
-  keyId?: string;
-  client?: string;
+/** What answering a request learned, for its log line, metrics and span: the request's facts, and the rate limit's decision on it. */
+export interface AnswerFacts extends Omit<RequestFacts, 'mcpTool'> {
   /** The rate limit's decision on it, and whose quota it was. */
   quota?: { clientId: string; decision: RateDecision };
-  /** The fault behind a 5xx (never sent). */
-  err?: unknown;
 }
 
 export interface Answer {

@@ -100,7 +100,7 @@ export interface ServiceFacts {
 }
 
 /** The origin a browser uses for HOST and a port (an IPv6 address in brackets). */
-export const originOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+const originOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The banner of a serving process (or of the primary, for its workers), its facts read from what the service is. */
 export function printBanner(logger: Logger, { spec, config, database, ports, applied, processes }: ServiceFacts): void {

@@ -7,7 +7,7 @@ import type { RequestTrace, TracedRequest, Tracing } from './tracing';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A caller's X-Request-Id when it is a plain token of at most 128 characters; otherwise a new one. */
-export const requestIdOf = (given: string | string[] | undefined): string =>
+const requestIdOf = (given: string | string[] | undefined): string =>
   typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 
 export interface RequestLogDeps {

@@ -1,4 +1,5 @@
-import { auth, testAppForFile } from '../../support/harness';
+import { API_KEY, auth, listenOnLoopback, testAppForFile } from '../../support/harness';
+import { rawHttp } from '../../support/rawHttp';
 
 const t = testAppForFile();
 
@@ -11,6 +12,20 @@ describe('routing', () => {
   test('when the path is outside /v1, then 404 Error body', async () => {
     const res = await t.api.get('/pets').expect(404);
     expect(res.body).toEqual({ code: 'not_found', message: 'No route GET /pets', status: 404 });
+  });
+
+  test('when the request-target is in absolute form (RFC 9112 §3.2.2), then it is answered as its path and query', async () => {
+    const at = await listenOnLoopback(t.app);
+    try {
+      const head = `Host: 127.0.0.1:${at.port}\r\nAuthorization: Bearer ${API_KEY}\r\nConnection: close\r\n\r\n`;
+      const res = await rawHttp(at.port, [`GET http://127.0.0.1:${at.port}/v1/pets?limit=1 HTTP/1.1\r\n${head}`]);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual(expect.any(Array));
+      const refused = await rawHttp(at.port, [`GET http://127.0.0.1:${at.port}/v1/pets?limit=0 HTTP/1.1\r\n${head}`]);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'validation_failed', errors: [{ in: 'query', name: 'limit' }] });
+    } finally {
+      await at.close();
+    }
   });
 
   test("when a path differs from the spec's only in case, then it is not found", async () => {
