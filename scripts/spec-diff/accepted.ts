@@ -85,16 +85,20 @@ export function readAccepted(file: string): AcceptedEntry[] {
 const matches = (e: AcceptedEntry, c: Change) =>
   e.rule === c.rule && (e.operation === undefined || e.operation === c.operation) && (e.pointer === undefined || e.pointer === c.pointer);
 
-/** Marks the changes the entries list; returns what is wrong with the entries themselves. */
+/**
+ * Marks the changes the entries list; returns the entries that expired (`problems`), those
+ * used, and those that matched nothing (`unmatched`: a problem or not, as the gate's scope says).
+ */
 export function applyAccepted(
   changes: Change[],
   entries: AcceptedEntry[],
   today: Date,
   file = 'spec/accepted-changes.yaml',
-): { changes: Change[]; problems: string[]; used: number[] } {
+): { changes: Change[]; problems: string[]; used: number[]; unmatched: string[] } {
   const day = today.toISOString().slice(0, 10);
   const problems: string[] = [];
   const used: number[] = [];
+  const unmatched: string[] = [];
   const marked = changes.map((c) => ({ ...c }));
   entries.forEach((e, i) => {
     const what = `${file} entry ${i + 1} (${e.rule}${e.operation ? ` on ${e.operation}` : ''})`;
@@ -104,13 +108,13 @@ export function applyAccepted(
     }
     const hits = marked.filter((c) => matches(e, c));
     if (hits.length === 0) {
-      problems.push(`${what} matches no change: remove it (the change is released or undone), or correct its rule, operation or pointer`);
+      unmatched.push(what);
       return;
     }
     used.push(i);
     for (const c of hits) c.accepted = { reason: e.reason, expires: e.expires };
   });
-  return { changes: marked, problems, used };
+  return { changes: marked, problems, used, unmatched };
 }
 
 /** Removes the entries a release consumed, keeping the file's comments. */

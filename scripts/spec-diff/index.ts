@@ -13,6 +13,7 @@ import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensio
 import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
 import { type Level, ruleOf } from './rules';
 import type { Ctx } from './context';
+import type { Policy } from './policy';
 import { removal } from './deprecation';
 import { compareWebhook } from './webhooks';
 
@@ -34,6 +35,8 @@ export interface Change {
   stability?: Exclude<StabilityLevel, 'stable'>;
   /** Set when spec/accepted-changes.yaml lists the change. */
   accepted?: { reason: string; expires: string };
+  /** Set when a policy (spec/spec-diff-policy.yaml) changed the rule's level: the table's level, and the policy's reason. */
+  policy?: { from: Level; reason: string };
 }
 
 export interface DiffOptions {
@@ -41,6 +44,14 @@ export interface DiffOptions {
   today?: Date;
   /** The shortest deprecation period a new x-sunset may give, in days: 180. */
   deprecationDays?: number;
+  /** A team's levels (policy.ts); the rule table's where it names none. */
+  policy?: Policy;
+}
+
+/** What a comparison found: the changes, and the findings a policy switched off (kept to be counted and listed). */
+export interface Graded {
+  changes: Change[];
+  off: Change[];
 }
 
 export const LEVELS: readonly Level[] = ['error', 'warning', 'info'];
@@ -54,14 +65,16 @@ function softened(level: Level, stability: StabilityLevel): Level {
 }
 
 /** Where the findings on one operation (or the document, with none) go: graded, softened by its stability, and kept in `changes`. */
-function findings(changes: Change[], today: string, deprecationDays: number) {
+function findings(graded: Graded, today: string, deprecationDays: number, policy: Policy | undefined) {
   return (operation?: string, stability: StabilityLevel = 'stable'): Ctx => ({
     today,
     deprecationDays,
     push: (rule, pointer, message, side = 'new') => {
-      const base = ruleOf(rule).level;
+      const table = ruleOf(rule).level;
+      const set = policy?.get(rule);
+      const base = set === undefined || set.level === 'off' ? table : set.level;
       const level = softened(base, stability);
-      changes.push({
+      const change: Change = {
         level,
         rule,
         ...(operation ? { operation } : {}),
@@ -69,17 +82,24 @@ function findings(changes: Change[], today: string, deprecationDays: number) {
         side,
         message,
         ...(level !== base && stability !== 'stable' ? { stability } : {}),
-      });
+        ...(set !== undefined && set.level !== table ? { policy: { from: table, reason: set.reason } } : {}),
+      };
+      (set?.level === 'off' ? graded.off : graded.changes).push(change);
     },
   });
 }
 
 /** Every change from `oldDoc` to `newDoc` (both resolved by loadDocument), the most severe first. */
 export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions = {}): Change[] {
+  return gradeDocuments(oldDoc, newDoc, options).changes;
+}
+
+/** Every change, graded by the policy: those it switched off apart. */
+export function gradeDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions = {}): Graded {
   const today = (options.today ?? new Date()).toISOString().slice(0, 10);
   const deprecationDays = options.deprecationDays ?? 180;
-  const changes: Change[] = [];
-  const ctxFor = findings(changes, today, deprecationDays);
+  const graded: Graded = { changes: [], off: [] };
+  const ctxFor = findings(graded, today, deprecationDays, options.policy);
 
   const ob = basePaths(oldDoc);
   const nb = basePaths(newDoc);
@@ -122,7 +142,8 @@ export function diffDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions =
   for (const [key, n] of newHooks)
     if (!oldHooks.has(key)) ctxFor(n.label, stabilityOf(n.op)).push('webhook-added', n.pointer, `webhook ${n.name} (${n.method}) added`);
 
-  return changes.sort((a, b) => rank(a.level) - rank(b.level));
+  graded.changes.sort((a, b) => rank(a.level) - rank(b.level));
+  return graded;
 }
 
 /** The findings that fail a run: at `failOn` or above, and not accepted. */

@@ -1,5 +1,5 @@
 /**
- * Reading the two documents: any OpenAPI 3.0.x or 3.1.x document, YAML or JSON, split into
+ * Reading the two documents: any OpenAPI 3.0.x, 3.1.x or 3.2.x document, YAML or JSON (or on stdin), split into
  * several files or not, with `$ref` cycles. And finding the line a JSON pointer names in
  * the files the document was written in, for annotations.
  */
@@ -11,7 +11,10 @@ import { bundleSpec, hasExternalRef } from '../../src/contract/bundle';
 
 export type Json = Record<string, any>;
 
-/** A document that could not be read or is not an OpenAPI 3.0/3.1 document. */
+/** The name that reads a document from stdin. */
+export const STDIN = '-';
+
+/** A document that could not be read or is not an OpenAPI 3.0, 3.1 or 3.2 document. */
 export class DocumentError extends Error {
   constructor(
     readonly file: string,
@@ -35,13 +38,15 @@ const firstLine = (err: unknown) => (err instanceof Error ? err.message : String
 
 /**
  * Reads a document and resolves every `$ref`; a recursive schema becomes a cycle of objects.
- * Refuses only what is not OpenAPI 3.0.x/3.1.x or cannot be parsed or resolved, with the
+ * Refuses only what is not OpenAPI 3.0.x/3.1.x/3.2.x or cannot be parsed or resolved, with the
  * reason: anything else the two specifications allow is compared.
  */
 export async function loadDocument(file: string): Promise<Json> {
   let doc: unknown;
+  const stdin = file === STDIN;
   try {
-    const text = readFileSync(file, 'utf8');
+    // `-`: the document is read from stdin (fd 0), and may refer to no other file
+    const text = readFileSync(stdin ? 0 : file, 'utf8');
     doc = /^\s*\{/.test(text) ? parseJsonOrYaml(text) : parse(text);
   } catch (err) {
     throw new DocumentError(file, `cannot be read as YAML or JSON: ${firstLine(err)}`);
@@ -49,8 +54,8 @@ export async function loadDocument(file: string): Promise<Json> {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     throw new DocumentError(file, 'is not an OpenAPI document (not an object)');
   const version = String((doc as Json).openapi ?? '');
-  if (!/^3\.[01]\.\d+(-.+)?$/.test(version))
-    throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x and 3.1.x are compared`);
+  if (!/^3\.[012]\.\d+(-.+)?$/.test(version))
+    throw new DocumentError(file, `has openapi: ${JSON.stringify((doc as Json).openapi)}; only 3.0.x, 3.1.x and 3.2.x are compared`);
   const d = doc as Json;
   const info = d.info as Json | undefined;
   if (typeof info?.title !== 'string' || typeof info?.version !== 'string')
@@ -60,6 +65,8 @@ export async function loadDocument(file: string): Promise<Json> {
       throw new DocumentError(file, `is not valid OpenAPI ${version}: ${key} must be an object`);
   // A spec split into several files is compared as the one document it bundles into.
   let bundled: Json = d;
+  if (stdin && hasExternalRef(d))
+    throw new DocumentError(file, 'has a $ref to another file: a document on stdin must be whole (give its path instead)');
   try {
     if (hasExternalRef(d)) bundled = (await bundleSpec(file)).document;
   } catch (err) {

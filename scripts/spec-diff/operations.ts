@@ -24,24 +24,58 @@ export interface Operation {
   pointer: string;
 }
 
+/** The fixed fields of a path item that hold an operation: OpenAPI 3.0/3.1's eight, and 3.2's `query`. */
+export const OPERATION_FIELDS: readonly string[] = [...METHODS, 'query'];
+
+/**
+ * The operations a path item holds: its fixed fields (`get` … `trace`, and 3.2's `query`), each
+ * under its method in capitals, and 3.2's `additionalOperations`, each under its key as written
+ * (methods are case-sensitive: `QUERY` there is the `query` field's method, `Query` another one).
+ */
+export function operationKeysOf(item: Json): { key: string; method: string; op: unknown; additional: boolean }[] {
+  const out = OPERATION_FIELDS.filter((m) => typeof item[m] === 'object' && item[m] !== null).map((m) => ({
+    key: m,
+    method: m.toUpperCase(),
+    op: item[m] as unknown,
+    additional: false,
+  }));
+  const more: unknown = item.additionalOperations;
+  if (typeof more === 'object' && more !== null && !Array.isArray(more))
+    for (const [m, op] of Object.entries(more))
+      if (typeof op === 'object' && op !== null && !out.some((o) => o.method === m)) out.push({ key: m, method: m, op, additional: true });
+  return out;
+}
+
 /** The operations of a document's `paths`, or of its `webhooks` (3.1), each under its method. */
 export function operationsOf(doc: Json, root: 'paths' | 'webhooks' = 'paths'): Map<string, Operation> {
+  return operationsOfItems(doc[root] ?? {}, root === 'paths' ? (p) => p : (name) => `webhook:${name}`, (p) => [root, p]);
+}
+
+/**
+ * The operations of a map of path items: `at` names an item in labels (`/pets`, `webhook:name`),
+ * `base` gives the pointer tokens of an item.
+ */
+export function operationsOfItems(
+  items: Json,
+  at: (name: string) => string,
+  base: (name: string) => (string | number)[],
+): Map<string, Operation> {
   const ops = new Map<string, Operation>();
-  for (const [path, item] of Object.entries<Json>(doc[root] ?? {})) {
+  for (const [path, item] of Object.entries<Json>(items)) {
     if (typeof item !== 'object' || item === null) continue;
-    for (const method of METHODS) {
-      const op: unknown = item[method];
+    for (const { key: field, method: verb, op, additional } of operationKeysOf(item)) {
       if (typeof op !== 'object' || op === null) continue;
+      const method = additional ? ['additionalOperations', field] : [field];
       const params = new Map<string, { param: Json; pointer: string }>();
       const pathNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       const declared: { param: Json; pointer: string }[] = [
         ...((Array.isArray(item.parameters) ? item.parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr(root, path, 'parameters', i),
+          pointer: ptr(...base(path), 'parameters', i),
         })),
         ...((Array.isArray((op as Json).parameters) ? (op as Json).parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr(root, path, method, 'parameters', i),
+          pointer: ptr(...base(path), ...method, 'parameters', i),
         })),
       ];
       const positions = pathPositions(pathNames, declared);
@@ -55,16 +89,16 @@ export function operationsOf(doc: Json, root: 'paths' | 'webhooks' = 'paths'): M
             : `${p.in} ${p.in === 'header' ? String(p.name).toLowerCase() : p.name}`;
         params.set(key, d); // an operation's parameter overrides the path item's
       }
-      const at = root === 'paths' ? path : `webhook:${path}`;
-      const key = `${method.toUpperCase()} ${at.replace(/\{[^}]+\}/g, '{}')}`;
+      const where = at(path);
+      const key = `${verb} ${where.replace(/\{[^}]+\}/g, '{}')}`;
       ops.set(key, {
         key,
-        label: `${method.toUpperCase()} ${at}`,
-        method: method.toUpperCase(),
+        label: `${verb} ${where}`,
+        method: verb,
         name: path,
-        op: op,
+        op: op as Json,
         params,
-        pointer: ptr(root, path, method),
+        pointer: ptr(...base(path), ...method),
       });
     }
   }

@@ -15,6 +15,11 @@ export interface ReportOptions {
   failOn?: 'error' | 'warning';
   /** Problems with spec/accepted-changes.yaml: they fail the run too. */
   problems?: string[];
+  /** Accepted-changes entries that matched nothing in a diff against the target branch (not failures). */
+  unused?: string[];
+  /** Findings the policy switched off, and the policy's file. */
+  off?: Change[];
+  policyFile?: string;
   /** For annotations: the files compared, and the names to show for them. */
   oldFile?: string;
   newFile?: string;
@@ -23,32 +28,55 @@ export interface ReportOptions {
   newName?: (file: string) => string;
 }
 
-/** `0 error, 18 warning, 65 info (1 accepted)`. */
-export function counts(changes: Change[]): string {
-  const accepted = changes.filter((c) => c.accepted).length;
-  return `${LEVELS.map((l) => `${changes.filter((c) => c.level === l).length} ${l}`).join(', ')}${accepted ? ` (${accepted} accepted)` : ''}`;
+/** `0 error, 18 warning, 65 info (1 accepted, 2 set by policy, 3 off by policy)`. */
+export function counts(changes: Change[], off: Change[] = []): string {
+  const notes = [
+    [changes.filter((c) => c.accepted).length, 'accepted'],
+    [changes.filter((c) => c.policy).length, 'set by policy'],
+    [off.length, 'off by policy'],
+  ] as const;
+  const said = notes.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return `${LEVELS.map((l) => `${changes.filter((c) => c.level === l).length} ${l}`).join(', ')}${said.length ? ` (${said.join(', ')})` : ''}`;
 }
 
 const levelWord = (c: Change) => `${c.level.toUpperCase()}${c.accepted ? ' (accepted)' : ''}`;
 const note = (c: Change) =>
-  `${c.stability ? ` [${c.stability} operation]` : ''}${c.accepted ? ` [accepted until ${c.accepted.expires}: ${c.accepted.reason}]` : ''}`;
+  `${c.stability ? ` [${c.stability} operation]` : ''}${c.policy ? ` [policy: ${c.policy.from} → ${c.level}: ${c.policy.reason}]` : ''}${c.accepted ? ` [accepted until ${c.accepted.expires}: ${c.accepted.reason}]` : ''}`;
+
+/** The findings a policy switched off, one line per rule: `request-parameter-removed (2): reason`. */
+function offLines(off: Change[]): string[] {
+  const byRule = new Map<string, { n: number; reason: string }>();
+  for (const c of off) {
+    const e = byRule.get(c.rule) ?? { n: 0, reason: c.policy?.reason ?? '' };
+    e.n++;
+    byRule.set(c.rule, e);
+  }
+  return [...byRule].map(([rule, e]) => `${rule} (${e.n}): ${e.reason}`);
+}
 
 export function formatChanges(changes: Change[], format: Format, options: ReportOptions = {}): string {
   const title = options.title ?? 'Contract changes';
   const failOn = options.failOn ?? 'error';
   const problems = options.problems ?? [];
+  const off = options.off ?? [];
+  const unused = options.unused ?? [];
   switch (format) {
     case 'json':
       return JSON.stringify(
         {
           failed: failures(changes, failOn).length > 0 || problems.length > 0,
           failOn,
+          ...(options.policyFile ? { policy: options.policyFile } : {}),
           counts: Object.fromEntries([
             ...LEVELS.map((l) => [l, changes.filter((c) => c.level === l).length]),
             ['accepted', changes.filter((c) => c.accepted).length],
+            ['policy', changes.filter((c) => c.policy).length],
+            ['off', off.length],
           ]),
           changes,
+          off,
           problems,
+          unused,
         },
         null,
         2,
@@ -59,19 +87,31 @@ export function formatChanges(changes: Change[], format: Format, options: Report
         (c) =>
           `| ${c.level === 'error' && !c.accepted ? '**error**' : levelWord(c).toLowerCase()} | ${cell(c.operation ?? '')} | \`${cell(c.pointer)}\` | ${cell(c.message + note(c))} | \`${c.rule}\` |`,
       );
+      const levelCell = (c: Change) => {
+        const word = c.level === 'error' && !c.accepted ? '**error**' : levelWord(c).toLowerCase();
+        return c.policy ? `${word} (policy; was ${c.policy.from})` : word;
+      };
       return [
         `### ${title}`,
         '',
-        counts(changes),
+        `${failures(changes, failOn).length > 0 || problems.length > 0 ? '**Failed**' : 'Passed'}: ${counts(changes, off)}${options.policyFile ? ` — policy: \`${options.policyFile}\`` : ''}`,
         '',
-        ...(changes.length ? ['| level | operation | where | change | rule |', '|---|---|---|---|---|', ...rows] : ['No changes.']),
+        ...(changes.length
+          ? [
+              '| level | operation | where | change | rule |',
+              '|---|---|---|---|---|',
+              ...changes.map((c, i) => rows[i]!.replace(/^\| [^|]*\|/, `| ${levelCell(c)} |`)),
+            ]
+          : ['No changes.']),
+        ...(off.length ? ['', `Switched off by the policy: ${offLines(off).map(cell).join('; ')}`] : []),
         ...problems.map((p) => `\n**accepted-changes problem:** ${p}`),
+        ...unused.map((p) => `\n_accepted-changes entry not used here:_ ${p}`),
       ].join('\n');
     }
     case 'github':
       return github(changes, options);
     case 'junit':
-      return junit(changes, title, failOn, problems);
+      return junit(changes, title, failOn, problems, off);
     case 'changelog':
       return changelog(changes, title);
     default: {
@@ -79,9 +119,13 @@ export function formatChanges(changes: Change[], format: Format, options: Report
         (c) =>
           `${levelWord(c).padEnd(17)} ${c.operation ? `${c.operation}: ` : ''}${c.message}${note(c)}\n${' '.repeat(18)}at ${c.pointer} [${c.rule}]`,
       );
-      return [...lines, ...problems.map((p) => `PROBLEM           ${p}`), `${changes.length ? '' : 'No changes. '}${counts(changes)}`].join(
-        '\n',
-      );
+      return [
+        ...lines,
+        ...problems.map((p) => `PROBLEM           ${p}`),
+        ...unused.map((p) => `UNUSED            ${p}`),
+        ...offLines(off).map((l) => `OFF (policy)      ${l}`),
+        `${changes.length ? '' : 'No changes. '}${counts(changes, off)}`,
+      ].join('\n');
     }
   }
 }
@@ -114,8 +158,9 @@ function github(changes: Change[], options: ReportOptions): string {
     }
     const command = c.accepted ? 'notice' : ghCommand[c.level];
     const line = place?.line ?? 1;
-    const key = `${command}|${file}|${line}|${c.rule}|${message}`;
-    const entry = annotations.get(key) ?? { command, file, line, rule: c.rule, message, operations: [] };
+    const rule = c.policy ? `${c.rule} (policy: ${c.policy.from} → ${c.level})` : c.rule;
+    const key = `${command}|${file}|${line}|${rule}|${message}`;
+    const entry = annotations.get(key) ?? { command, file, line, rule, message, operations: [] };
     if (c.operation && !entry.operations.includes(c.operation)) entry.operations.push(c.operation);
     annotations.set(key, entry);
   }
@@ -124,21 +169,31 @@ function github(changes: Change[], options: ReportOptions): string {
       `::${a.command} file=${ghProp(a.file)},line=${a.line},title=${ghProp(a.rule)}::${ghData(`${a.operations.length ? `${a.operations.join(', ')}: ` : ''}${a.message}`)}`,
   );
   for (const p of options.problems ?? []) lines.push(`::error title=accepted-changes::${ghData(p)}`);
+  const off = options.off ?? [];
+  if (off.length)
+    lines.push(
+      `::notice title=spec-diff-policy::${ghData(`${off.length} finding(s) switched off by ${options.policyFile ?? 'the policy'}: ${offLines(off).join('; ')}`)}`,
+    );
   return lines.join('\n');
 }
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function junit(changes: Change[], title: string, failOn: 'error' | 'warning', problems: string[]): string {
+function junit(changes: Change[], title: string, failOn: 'error' | 'warning', problems: string[], off: Change[]): string {
   const failing = new Set(failures(changes, failOn));
+  const headOf = (c: Change) => `    <testcase classname="${xml(c.operation ?? 'document')}" name="${xml(`${c.rule} ${c.pointer}`)}">`;
   const cases = changes.map((c) => {
-    const head = `    <testcase classname="${xml(c.operation ?? 'document')}" name="${xml(`${c.rule} ${c.pointer}`)}">`;
+    const head = headOf(c);
     if (failing.has(c))
       return `${head}\n      <failure type="${c.level}" message="${xml(c.message)}">${xml(`${c.level}: ${c.message}${note(c)}\nat ${c.pointer}`)}</failure>\n    </testcase>`;
     if (c.accepted)
       return `${head}\n      <skipped message="${xml(`accepted until ${c.accepted.expires}: ${c.accepted.reason}`)}"/>\n    </testcase>`;
     return `${head}\n      <system-out>${xml(`${c.level}: ${c.message}${note(c)}`)}</system-out>\n    </testcase>`;
   });
+  for (const c of off)
+    cases.push(
+      `${headOf(c)}\n      <skipped message="${xml(`off by policy (was ${c.level}): ${c.policy?.reason ?? ''}`)}"/>\n    </testcase>`,
+    );
   for (const p of problems)
     cases.push(
       `    <testcase classname="accepted-changes" name="${xml(p.split(':')[0] ?? p)}">\n      <failure type="error" message="${xml(p)}"/>\n    </testcase>`,
@@ -149,7 +204,7 @@ function junit(changes: Change[], title: string, failOn: 'error' | 'warning', pr
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="spec diff" tests="${total}" failures="${failed}">`,
-    `  <testsuite name="${xml(title)}" tests="${total}" failures="${failed}" skipped="${changes.filter((c) => c.accepted).length}">`,
+    `  <testsuite name="${xml(title)}" tests="${total}" failures="${failed}" skipped="${changes.filter((c) => c.accepted).length + off.length}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

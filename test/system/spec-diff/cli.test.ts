@@ -112,7 +112,7 @@ describe('spec diff: documents and the command line', () => {
     const invalid = cli([a, write('invalid.yaml', { openapi: '3.0.3', info: { title: 'x' }, paths: {} })]);
     expect(invalid.status).toBe(2);
     expect(invalid.stderr).toContain('invalid.yaml: is not valid OpenAPI 3.0.3: info.title and info.version must be strings');
-    expect(cli([a, write('swagger.yaml', { swagger: '2.0' })]).stderr).toContain('only 3.0.x and 3.1.x are compared');
+    expect(cli([a, write('swagger.yaml', { swagger: '2.0' })]).stderr).toContain('only 3.0.x, 3.1.x and 3.2.x are compared');
     expect(cli([a, path.join(dir, 'missing.yaml')]).status).toBe(2);
     expect(cli([a]).status).toBe(2);
     expect(cli([a, a, '--fail-on', 'info']).stderr).toContain('--fail-on must be error or warning');
@@ -125,7 +125,7 @@ describe('spec diff: documents and the command line', () => {
     expect(json).toEqual({
       failed: true,
       failOn: 'error',
-      counts: { error: 1, warning: 0, info: 0, accepted: 0 },
+      counts: { error: 1, warning: 0, info: 0, accepted: 0, policy: 0, off: 0 },
       changes: [
         expect.objectContaining({
           level: 'error',
@@ -135,7 +135,9 @@ describe('spec diff: documents and the command line', () => {
           side: 'old',
         }),
       ],
+      off: [],
       problems: [],
+      unused: [],
     });
     expect(cli([a, removed, '--format=markdown']).stdout).toContain(
       '| **error** | GET /orders | `/paths/~1orders/get` | operation removed | `operation-removed` |',
