@@ -8,8 +8,10 @@ import path from 'node:path';
 import { basePathOfUrl } from '../../src/contract/basePath';
 import { projectRoot } from '../../src/paths';
 import { pendingChanges, planGeneration } from '../generate/generate';
-import { type Change, diffDocuments, failures, loadDocument } from '../spec-diff';
-import { applyAccepted, readAccepted } from '../spec-diff/accepted';
+import { type Change, loadDocument } from '../spec-diff';
+import { readAccepted } from '../spec-diff/accepted';
+import { gate } from '../spec-diff/gate';
+import { policyBeside } from '../spec-diff/policy';
 import { counts, formatChanges } from '../spec-diff/report';
 
 export interface CheckResult {
@@ -198,18 +200,20 @@ export async function checkRelease(specFile: string, dir = releasedDir, today = 
   }
   const released = await loadDocument(path.join(dir, `${latest.text}.yaml`));
   const acceptedFile = acceptedFileFor(specFile);
-  const { changes, problems, used } = applyAccepted(
-    diffDocuments(released, doc, { today }),
-    readAccepted(acceptedFile),
+  // The same gate as the pull request's spec diff (scripts/spec-diff/gate.ts), in the release's scope.
+  const policy = policyBeside(specFile);
+  const { changes, off, problems, used, failing } = gate(released, doc, {
     today,
-    rel(acceptedFile),
-  );
-  const breaking = failures(changes, 'error');
+    ...(policy ? { policy } : {}),
+    accepted: { entries: readAccepted(acceptedFile), file: rel(acceptedFile) },
+    scope: 'release',
+  });
+  const breaking = failing;
   // Errors and warnings in full; the info findings counted (npm run spec:diff lists them).
   const shown = changes.filter((c) => c.level !== 'info');
   const report =
     changes.length || problems.length
-      ? `\n${shown.length || problems.length ? `${formatChanges(shown, 'text', { problems }).replace(/\n[^\n]*$/, '')}\n` : ''}${counts(changes)} (\`npm run spec:diff -- spec/released/${latest.text}.yaml ${rel(specFile)}\` lists the info findings too)`
+      ? `\n${shown.length || problems.length ? `${formatChanges(shown, 'text', { problems }).replace(/\n[^\n]*$/, '')}\n` : ''}${counts(changes, off)} (\`npm run spec:diff -- spec/released/${latest.text}.yaml ${rel(specFile)}\` lists the info findings too)`
       : '';
   const compared = { name, changes, version, latest };
   if (problems.length > 0)

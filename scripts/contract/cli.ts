@@ -8,6 +8,8 @@ import path from 'node:path';
 import { specPath } from '../../src/paths';
 import { type CheckResult, checkGenerated, checkRelease, lintSpec, spectralLint } from './checks';
 import { DocumentError } from '../spec-diff';
+import { AcceptedFileError } from '../spec-diff/accepted';
+import { PolicyFileError } from '../spec-diff/policy';
 import { runTool } from '../lib/tool';
 
 async function main(argv: string[]): Promise<number> {
@@ -17,8 +19,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     results.push(await checkRelease(specFile));
   } catch (err) {
-    if (!(err instanceof DocumentError)) throw err;
-    results.push({ name: 'release compatibility', ok: false, detail: `${err.message}\n→ fix the document so that it can be read` });
+    if (err instanceof PolicyFileError || err instanceof AcceptedFileError)
+      results.push({ name: 'release compatibility', ok: false, detail: `${err.message}\n→ correct the file (docs/spec-diff.md)` });
+    else if (err instanceof DocumentError)
+      results.push({ name: 'release compatibility', ok: false, detail: `${err.message}\n→ fix the document so that it can be read` });
+    else throw err;
   }
   for (const r of results) process.stdout.write(`${r.ok ? '✓' : '✗'} ${r.name}: ${r.detail.replace(/\n/g, '\n    ')}\n`);
   const failed = results.filter((r) => !r.ok);

@@ -40,12 +40,18 @@ describe('the CI example: .github/workflows/contract.yml', () => {
   test('when its steps are read, then on pull requests it installs from the lock file, runs npm run contract and the spec diff against the target branch', () => {
     const workflow = parse(text) as {
       on: Record<string, unknown>;
-      jobs: Record<string, { steps: { run?: string; with?: Record<string, unknown> }[] }>;
+      jobs: Record<string, { steps: { run?: string; with?: Record<string, unknown>; env?: Record<string, string> }[] }>;
     };
     expect(Object.keys(workflow.on)).toEqual(['pull_request']);
     const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
     const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
-    expect(runs).toEqual(['npm ci', 'npm run contract', 'npm run -s spec:diff -- --base origin/${{ github.base_ref }} --format github']);
+    expect(runs).toEqual([
+      'npm ci',
+      'npm run contract',
+      'npm run -s spec:diff -- --base "origin/$BASE_REF" --format github --summary "$GITHUB_STEP_SUMMARY"',
+    ]);
+    // The target branch comes in through the environment, never spliced into the script (workflow-parser's injection advice).
+    expect(steps).toContainEqual(expect.objectContaining({ env: { BASE_REF: '${{ github.base_ref }}' } }));
     // The base branch's spec is read from git: the checkout keeps the history.
     expect(steps).toContainEqual(expect.objectContaining({ with: expect.objectContaining({ 'fetch-depth': 0 }) }));
     const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
