@@ -81,6 +81,9 @@ export function readPolicy(file: string, seen: string[] = []): Policy {
   return policy;
 }
 
+/** A preset's policy, as `extends: <name>` reads it. */
+export const presetPolicy = (name: (typeof PRESETS)[number]): Policy => readPolicy(presetFile(name));
+
 /** spec/spec-diff-policy.yaml beside a spec. */
 export const policyFileFor = (specFile: string) => path.join(path.dirname(specFile), 'spec-diff-policy.yaml');
 

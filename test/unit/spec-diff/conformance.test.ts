@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { diffDocuments, type Level } from '../../../scripts/spec-diff';
+import { type Policy, presetPolicy } from '../../../scripts/spec-diff/policy';
 import { FAMILIES } from '../../../scripts/spec-diff/rules';
 import { projectRoot } from '../../../src/paths';
 
@@ -100,12 +101,12 @@ function apply(doc: Json, ops: PatchOp[]): void {
   }
 }
 
-function run(c: Case, version: Version): string[] {
+function run(c: Case, version: Version, policy?: Policy): string[] {
   const o = documentOf(version);
   apply(o, c.old ?? []);
   const n = structuredClone(o);
   apply(n, c.new);
-  return diffDocuments(o, n, { today: TODAY })
+  return diffDocuments(o, n, { today: TODAY, ...(policy ? { policy } : {}) })
     .map((f) => `${f.rule} ${f.level}`)
     .sort();
 }
@@ -124,6 +125,37 @@ const runs = suites.flatMap((s) =>
 describe('spec diff conformance: each edit of the small document, in 3.0 and 3.1, gives exactly the findings listed', () => {
   test.each(runs.map((r) => [`${r.suite.family}: ${r.c.name} (${r.version})`, r] as const))('%s', (_name, { c, version }) => {
     expect(run(c, version)).toEqual([...c.expect].sort());
+  });
+});
+
+/** The list items of a section of docs/spec-diff.md (up to its next heading). */
+function docLines(heading: string): string[] {
+  const page = readFileSync(path.join(projectRoot, 'docs/spec-diff.md'), 'utf8');
+  const from = page.indexOf(heading);
+  if (from < 0) throw new Error(`docs/spec-diff.md has no ${heading}`);
+  const next = page.slice(from + heading.length).search(/\n#{2,3} /);
+  const section = page.slice(from, next < 0 ? undefined : from + heading.length + next);
+  return section.split('\n').filter((l) => l.startsWith('- '));
+}
+
+/** oasdiff's check id of a case, or (for `none`) the first rule expected. */
+const checkOf = (c: Case) => (c.oasdiff === 'none' ? c.expect[0]!.split(' ')[0]! : c.oasdiff.split(' ')[0]!);
+
+describe('spec diff conformance: the oasdiff preset (extends: oasdiff)', () => {
+  const preset = presetPolicy('oasdiff');
+  const differing = runs.filter((r) => severest(run(r.c, r.version, preset)) !== theirs(r.c));
+
+  test("when the preset is the policy, then every case's most severe level is oasdiff's, but for the departures the docs list as no level can express", () => {
+    const listed = docLines('### Departures a policy cannot express');
+    expect(differing.map((r) => checkOf(r.c)).filter((id) => !listed.some((l) => l.includes(`\`${id}\``)))).toEqual([]);
+    // and the list names nothing the preset reproduces
+    const ids = new Set(differing.map((r) => checkOf(r.c)));
+    expect(listed.filter((l) => ![...ids].some((id) => l.includes(`\`${id}\``)))).toEqual([]);
+  });
+
+  test('when the preset is the policy, then it agrees with oasdiff on more cases than the project’s own levels do', () => {
+    const own = runs.filter((r) => severest(run(r.c, r.version)) !== theirs(r.c)).length;
+    expect(differing.length).toBeLessThan(own);
   });
 });
 
@@ -149,10 +181,7 @@ describe('spec diff conformance: the suite itself', () => {
   });
 
   test("when our level differs from oasdiff's, then docs/spec-diff.md gives the reason on a line naming its check", () => {
-    const page = readFileSync(path.join(projectRoot, 'docs/spec-diff.md'), 'utf8');
-    const from = page.indexOf('## Where we differ from oasdiff');
-    const section = page.slice(from, page.indexOf('\n## ', from + 1));
-    const lines = section.split('\n').filter((l) => l.startsWith('- '));
+    const lines = docLines('## Where we differ from oasdiff');
     const unexplained = suites.flatMap((s) =>
       s.cases
         .filter((c) => severest(c.expect) !== theirs(c))
