@@ -61,9 +61,7 @@ export function gate(oldDoc: Json, newDoc: Json, options: GateOptions): Verdict 
     for (const what of applied.unmatched)
       if (options.scope === 'change') unused.push(`${what} matches no change of this diff (it may accept a change made before it)`);
       else
-        problems.push(
-          `${what} matches no change: remove it (the change is released or undone), or correct its rule, operation or pointer`,
-        );
+        problems.push(`${what} matches no change: remove it (the change is released or undone), or correct its rule, operation or pointer`);
   }
   const failing = failures(changes, failOn);
   return { changes, off: graded.off, problems, used, unused, failing, failed: failing.length > 0 || problems.length > 0 };

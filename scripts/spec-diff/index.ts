@@ -16,6 +16,8 @@ import type { Ctx } from './context';
 import type { Policy } from './policy';
 import { removal } from './deprecation';
 import { compareWebhook } from './webhooks';
+import { compareDocumentFields } from './fields';
+import { compareSecuritySchemes } from './security';
 
 export { DocumentError, loadDocument, Locator, type Json } from './load';
 export { type Level, RULES, renderRuleList } from './rules';
@@ -111,6 +113,8 @@ export function gradeDocuments(oldDoc: Json, newDoc: Json, options: DiffOptions 
     );
   if ((oldDoc.info?.description ?? '') !== (newDoc.info?.description ?? ''))
     ctxFor().push('description-changed', '/info/description', 'API description changed');
+  compareDocumentFields(oldDoc, newDoc, ctxFor());
+  compareSecuritySchemes(oldDoc, newDoc, ctxFor());
 
   // The extension values of the document shipped next: a date or a level that cannot be read.
   checkExtensions(newDoc, (rule, pointer, message) => ctxFor().push(rule, pointer, message));

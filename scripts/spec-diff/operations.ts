@@ -8,6 +8,9 @@ import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensi
 import { esc, type Json, ptr } from './load';
 import type { Ctx } from './context';
 import { compareDeprecation, removal } from './deprecation';
+import { compareRest } from './fields';
+import { compareSecurity } from './security';
+import { compareCallbacks } from './callbacks';
 import { canonical, compareSchema } from './schema';
 import type { Direction } from './rules';
 
@@ -48,17 +51,19 @@ export function operationKeysOf(item: Json): { key: string; method: string; op: 
 
 /** The operations of a document's `paths`, or of its `webhooks` (3.1), each under its method. */
 export function operationsOf(doc: Json, root: 'paths' | 'webhooks' = 'paths'): Map<string, Operation> {
-  return operationsOfItems(doc[root] ?? {}, root === 'paths' ? (p) => p : (name) => `webhook:${name}`, (p) => [root, p]);
+  return operationsOfItems(doc[root] ?? {}, root === 'paths' ? (p) => p : (name) => `webhook:${name}`, (p) => ptr(root, p));
 }
 
 /**
  * The operations of a map of path items: `at` names an item in labels (`/pets`, `webhook:name`),
- * `base` gives the pointer tokens of an item.
+ * `base` gives the JSON pointer of an item.
  */
 export function operationsOfItems(
   items: Json,
   at: (name: string) => string,
-  base: (name: string) => (string | number)[],
+  base: (name: string) => string,
+  /** Paths match with their parameters' names blanked; a callback's runtime expression does not. */
+  blank = true,
 ): Map<string, Operation> {
   const ops = new Map<string, Operation>();
   for (const [path, item] of Object.entries<Json>(items)) {
@@ -71,11 +76,11 @@ export function operationsOfItems(
       const declared: { param: Json; pointer: string }[] = [
         ...((Array.isArray(item.parameters) ? item.parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr(...base(path), 'parameters', i),
+          pointer: `${base(path)}${ptr('parameters', i)}`,
         })),
         ...((Array.isArray((op as Json).parameters) ? (op as Json).parameters : []) as Json[]).map((p, i) => ({
           param: p,
-          pointer: ptr(...base(path), ...method, 'parameters', i),
+          pointer: `${base(path)}${ptr(...method, 'parameters', i)}`,
         })),
       ];
       const positions = pathPositions(pathNames, declared);
@@ -90,15 +95,15 @@ export function operationsOfItems(
         params.set(key, d); // an operation's parameter overrides the path item's
       }
       const where = at(path);
-      const key = `${verb} ${where.replace(/\{[^}]+\}/g, '{}')}`;
+      const key = `${verb} ${blank ? where.replace(/\{[^}]+\}/g, '{}') : where}`;
       ops.set(key, {
         key,
         label: `${verb} ${where}`,
         method: verb,
         name: path,
-        op: op as Json,
+        op: op,
         params,
-        pointer: ptr(...base(path), ...method),
+        pointer: `${base(path)}${ptr(...method)}`,
       });
     }
   }
@@ -131,96 +136,6 @@ export function basePaths(doc: Json): string[] {
   return [...new Set(servers.map((s) => basePathOfUrl(String(s.url))))].sort();
 }
 
-/** One security requirement: each scheme it names, by what the scheme is (its scopes' catalogue apart) and the scopes it asks for. */
-export type Requirement = Map<string, { identity: string; scopes: Set<string> }>;
-
-/**
- * A scheme as a client meets it: its type, location, name, flows and URLs. The scopes an OAuth
- * flow lists and the descriptions are left out: a scope added to the catalogue changes no token.
- */
-function schemeIdentity(scheme: unknown): string {
-  if (typeof scheme !== 'object' || scheme === null) return canonical(scheme ?? null);
-  const { description: _d, flows, ...rest } = scheme as Json;
-  const bare = Object.fromEntries(
-    Object.entries<Json>(flows ?? {}).map(([flow, f]) => {
-      const { scopes: _s, ...urls } = f ?? {};
-      return [flow, urls];
-    }),
-  );
-  return canonical(flows ? { ...rest, flows: bare } : rest);
-}
-
-/** An operation's requirements (its own, or the document's); none, or an empty one, lets a client in without credentials. */
-export function requirementsOf(doc: Json, op: Json): Requirement[] {
-  const reqs: Json[] = op.security ?? doc.security ?? [];
-  return reqs.map(
-    (r) =>
-      new Map(
-        Object.keys(r).map((name) => [
-          name,
-          { identity: schemeIdentity(doc.components?.securitySchemes?.[name]), scopes: new Set<string>(r[name] ?? []) },
-        ]),
-      ),
-  );
-}
-
-/** Each requirement's schemes and scopes as text, sorted; with `identity`, what each scheme is too (to tell any change). */
-export const requirementText = (reqs: Requirement[], identity = false) =>
-  reqs
-    .map((r) =>
-      [...r.keys()]
-        .sort()
-        .map((name) => `${name}${identity ? (r.get(name)?.identity ?? '') : ''}[${[...(r.get(name)?.scopes ?? [])].sort().join(',')}]`)
-        .join(' + '),
-    )
-    .sort();
-
-/** A client that met `old` meets `next`: each scheme `next` names is one `old` named, the same, asking no scope more. */
-const meets = (old: Requirement, next: Requirement) =>
-  [...next].every(([name, s]) => {
-    const o = old.get(name);
-    return o !== undefined && o.identity === s.identity && [...s.scopes].every((scope) => o.scopes.has(scope));
-  });
-
-const SCOPED_SCHEMES = new Set(['oauth2', 'openIdConnect']);
-const isOpenApi30 = (doc: Json) => /^3\.0\./.test(String(doc.openapi));
-
-/**
- * OpenAPI 3.0 lets only OAuth 2 and OpenID Connect schemes list scopes in a requirement (for any
- * other the list MUST be empty); 3.1 lets the others list role names. Against an old 3.0 version,
- * whose empty lists said nothing about roles, the roles a 3.1 version names on such schemes are
- * stated (info) and left out of the comparison; between 3.1 versions they are compared as scopes.
- */
-function rolesStated(oldDoc: Json, newDoc: Json, reqs: Requirement[], at: string, ctx: Ctx): Requirement[] {
-  if (!isOpenApi30(oldDoc) || isOpenApi30(newDoc)) return reqs;
-  const roleless = (name: string) => !SCOPED_SCHEMES.has(String(newDoc.components?.securitySchemes?.[name]?.type));
-  const stated = [...new Set(reqs.flatMap((r) => [...r].filter(([name, s]) => roleless(name) && s.scopes.size > 0)))];
-  if (stated.length === 0) return reqs;
-  ctx.push(
-    'security-roles-stated',
-    `${at}/security`,
-    `role names stated: ${stated.map(([name, s]) => `${name}[${[...s.scopes].sort().join(',')}]`).join(', ')} (the old version, OpenAPI 3.0, could not name roles for these schemes)`,
-  );
-  return reqs.map((r) => new Map([...r].map(([name, s]) => [name, roleless(name) ? { ...s, scopes: new Set<string>() } : s])));
-}
-
-/** Security: every way a client could authenticate before must still work. */
-function compareSecurity(oldDoc: Json, newDoc: Json, o: Json, n: Json, at: string, ctx: Ctx): void {
-  const anonymous = (reqs: Requirement[]) => (reqs.length === 0 ? [new Map()] : reqs);
-  const oReqs = anonymous(requirementsOf(oldDoc, o));
-  const nReqs = rolesStated(oldDoc, newDoc, anonymous(requirementsOf(newDoc, n)), at, ctx);
-  if (requirementText(oReqs, true).join('|') === requirementText(nReqs, true).join('|')) return;
-  const lost = oReqs.some((old) => !nReqs.some((next) => meets(old, next)));
-  const wasOpen = oReqs.some((r) => r.size === 0);
-  const plain = (reqs: Requirement[]) => requirementText(reqs).join(' or ') || 'none';
-  const schemeChanged = lost && plain(oReqs) === plain(nReqs);
-  ctx.push(
-    !lost ? 'security-requirement-loosened' : wasOpen ? 'security-requirement-added' : 'security-requirement-changed',
-    `${at}/security`,
-    `security changed from ${plain(oReqs)} to ${plain(nReqs)}${schemeChanged ? ' (a security scheme changed)' : ''}`,
-  );
-}
-
 const isSuccess = (status: string) => /^[23]/.test(status) || /^[23]XX$/i.test(status);
 
 /** How a parameter goes on the wire, with the defaults of its location written out. */
@@ -229,7 +144,8 @@ export function serialisation(p: Json): { style: string; explode: boolean; allow
   const content = p.content && typeof p.content === 'object' ? Object.keys(p.content).sort().join(', ') : undefined;
   return {
     style,
-    explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+    // form (and 3.2's cookie style) explode by default
+    explode: typeof p.explode === 'boolean' ? p.explode : style === 'form' || style === 'cookie',
     allowReserved: p.allowReserved === true,
     content,
   };
@@ -285,6 +201,7 @@ function compareParameter(p: Json, np: Json, at: string, ctx: Ctx): void {
   // A default applies only when the parameter is left out: the old contract's clients of a required one never leave it out.
   const forOldClients = (schema: unknown) => (p.required === true && isObject(schema) ? { ...schema, default: undefined } : schema);
   compareSchema(forOldClients(o.schema), forOldClients(n.schema), 'request', `${at}${n.at}`, ns.content ? ctx : { ...ctx, textual: true });
+  compareRest(p, np, 'parameter', at, name, ctx);
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -304,8 +221,15 @@ export function compareContent(oc: Json, nc: Json, dir: Direction, at: string, c
     else if (o.schema !== undefined && n.schema === undefined)
       ctx.push(`${dir}-media-type-schema-removed`, cAt, `${what} ${type} no longer has a schema`);
     else if (o.schema !== undefined) compareSchema(o.schema, n.schema, dir, `${cAt}/schema`, ctx);
-    if (canonical(o.encoding) !== canonical(n.encoding))
-      ctx.push(`${dir}-encoding-changed`, `${cAt}/encoding`, `${what} ${type}: encoding changed`);
+    // 3.2: the schema of each item of a sequential media type (JSON Lines, SSE, multipart/mixed), graded like `schema`
+    if (o.itemSchema === undefined && n.itemSchema !== undefined)
+      ctx.push(`${dir}-media-type-schema-added`, `${cAt}/itemSchema`, `${what} ${type} now has an itemSchema`);
+    else if (o.itemSchema !== undefined && n.itemSchema === undefined)
+      ctx.push(`${dir}-media-type-schema-removed`, cAt, `${what} ${type} no longer has an itemSchema`);
+    else if (o.itemSchema !== undefined) compareSchema(o.itemSchema, n.itemSchema, dir, `${cAt}/itemSchema`, ctx);
+    for (const key of ['encoding', 'itemEncoding', 'prefixEncoding'] as const)
+      if (canonical(o[key]) !== canonical(n[key])) ctx.push(`${dir}-encoding-changed`, `${cAt}/${key}`, `${what} ${type}: ${key} changed`);
+    compareRest(o, n, 'mediaType', cAt, `${what} ${type}`, ctx);
   }
   for (const type of Object.keys(nc))
     if (!(type in oc))
@@ -343,6 +267,7 @@ function compareHeaders(oh: Json, nh: Json, status: string, at: string, oldAt: s
     const n = schemaOf(found.header);
     // A header's value is text on the wire, unless `content` gives it a media type.
     compareSchema(o.schema, n.schema, 'response', `${hAt}${n.at}`, found.header.content ? ctx : { ...ctx, textual: true });
+    compareRest(header, found.header, 'header', hAt, `the ${name} header of response ${status}`, ctx);
   }
   for (const [lower, { name }] of nm)
     if (!om.has(lower))
@@ -361,6 +286,7 @@ export function compareIdentity(kind: 'operation' | 'webhook', o: Operation, n: 
   compareDeprecation(kind, o.op, n.op, at, ctx);
   for (const key of ['summary', 'description'] as const)
     if ((o.op[key] ?? '') !== (n.op[key] ?? '')) ctx.push('description-changed', `${at}/${key}`, `${key} changed`);
+  compareRest(o.op, n.op, 'operation', at, kind, ctx);
 
   // stability: lowering a level takes back a promise
   const ol = stabilityOf(o.op);
@@ -377,17 +303,43 @@ export function compareOperation(oldDoc: Json, newDoc: Json, o: Operation, n: Op
   compareParameters(o, n, ctx);
   compareRequestBody(o, n, ctx);
   compareResponses(o, n, ctx);
+  compareCallbacks(oldDoc, newDoc, o, n, ctx);
+}
+
+/**
+ * 3.2: the query string as query parameters in one version and as one `querystring` parameter (its
+ * `content` the whole string) in the other. The same values are now written another way: one
+ * serialisation change, not each parameter removed and one added. Returns the keys it covered.
+ */
+function compareQueryString(o: Operation, n: Operation, ctx: Ctx): Set<string> {
+  const of = (op: Operation, where: string) => [...op.params].filter(([k]) => k.startsWith(`${where} `));
+  const [oq, nq, oqs, nqs] = [of(o, 'query'), of(n, 'query'), of(o, 'querystring'), of(n, 'querystring')];
+  const toOne = oqs.length === 0 && nqs.length > 0 && oq.length > 0;
+  const toMany = oqs.length > 0 && nqs.length === 0 && nq.length > 0;
+  if (!toOne && !toMany) return new Set();
+  const names = (list: typeof oq) => list.map(([, { param }]) => `'${String(param.name)}'`).join(', ');
+  const [gone, come] = toOne ? [oq.filter(([k]) => !n.params.has(k)), nqs] : [oqs, nq.filter(([k]) => !o.params.has(k))];
+  ctx.push(
+    'request-parameter-serialisation-changed',
+    come[0]![1].pointer,
+    toOne
+      ? `the query parameters ${names(gone)} are now one querystring parameter ${names(come)} (the whole query string, as its content says)`
+      : `the querystring parameter ${names(gone)} is now the query parameters ${names(come)}`,
+  );
+  return new Set([...gone, ...come].map(([k]) => k));
 }
 
 /** The parameters, paired by where they go and their name. */
 function compareParameters(o: Operation, n: Operation, ctx: Ctx): void {
+  const moved = compareQueryString(o, n, ctx);
   for (const [key, { param: p, pointer: oldAt }] of o.params) {
+    if (moved.has(key)) continue;
     const found = n.params.get(key);
     if (found) compareParameter(p, found.param, found.pointer, ctx);
     else removal('request-parameter', 'request-parameter-removed', p, oldAt, `${p.in} parameter '${p.name}'`, ctx);
   }
   for (const [key, { param: np, pointer: pAt }] of n.params) {
-    if (o.params.has(key)) continue;
+    if (o.params.has(key) || moved.has(key)) continue;
     if (np.required) ctx.push('request-required-parameter-added', pAt, `required ${np.in} parameter '${np.name}' added`);
     else ctx.push('request-optional-parameter-added', pAt, `optional ${np.in} parameter '${np.name}' added`);
   }
@@ -408,6 +360,7 @@ function compareRequestBody(o: Operation, n: Operation, ctx: Ctx): void {
     if (!ob.required && nb.required) ctx.push('request-body-made-required', `${at}/requestBody/required`, 'request body is now required');
     if (ob.required && !nb.required) ctx.push('request-body-made-optional', `${at}/requestBody/required`, 'request body is now optional');
     compareContent(ob.content ?? {}, nb.content ?? {}, 'request', `${at}/requestBody`, ctx, 'the request body');
+    compareRest(ob, nb, 'requestBody', `${at}/requestBody`, 'the request body', ctx);
   }
 }
 
@@ -437,6 +390,7 @@ function compareResponses(o: Operation, n: Operation, ctx: Ctx): void {
     compareHeaders(oResp.headers ?? {}, nResp.headers ?? {}, status, rAt, oldAt, ctx);
     if ((oResp.description ?? '') !== (nResp.description ?? ''))
       ctx.push('description-changed', `${rAt}/description`, `description of response ${status} changed`);
+    compareRest(oResp, nResp, 'response', rAt, `response ${status}`, ctx);
   }
   const successReplaced = Object.keys(or).some((s) => isSuccess(s) && !(s in nr));
   for (const status of Object.keys(nr))

@@ -84,12 +84,27 @@ const OPERATIONS = family('operations', {
   'operation-removed': ['error', 'An operation (a path or a method) was removed or moved, without being deprecated first.'],
   'operation-id-changed': ['error', 'An operationId changed: generated clients call the operation by name.'],
   'server-base-path-changed': ['error', 'The base path of the servers changed: every URL changes.'],
+  'document-self-changed': [
+    'warning',
+    "The document's `$self` (3.2) changed: its relative `$ref`s resolve against another base, and tools that fetch them by URL read other files.",
+  ],
 });
 
 const SECURITY = family('security', {
   'security-requirement-added': ['error', 'An operation that needed no credentials now needs them.'],
   'security-requirement-changed': ['error', 'A way to authenticate that worked before no longer does (a requirement or a scheme changed).'],
   'security-requirement-loosened': ['info', 'Every way to authenticate still works, and more are accepted.'],
+  'security-scheme-deprecated': ['info', 'A security scheme was deprecated (3.2 `deprecated`): clients should move to another.'],
+  'security-scheme-undeprecated': ['info', 'A security scheme is no longer deprecated.'],
+  'security-scheme-flow-added': [
+    'info',
+    'An OAuth 2 scheme gained a flow (such as 3.2 `deviceAuthorization`): clients of its other flows are not affected.',
+  ],
+  'security-scheme-metadata-url-added': ['info', 'An OAuth 2 scheme gained an `oauth2MetadataUrl` (3.2).'],
+  'security-scheme-metadata-url-changed': [
+    'warning',
+    "An OAuth 2 scheme's `oauth2MetadataUrl` (3.2) changed or was removed: clients that discover its endpoints there find others, or none.",
+  ],
   'security-roles-stated': [
     'info',
     'Role names appear on a scheme other than OAuth 2 or OpenID Connect, the old version being OpenAPI 3.0, where such a list must be empty: the old version said nothing about roles.',
@@ -112,7 +127,7 @@ const SERIALISATION = family('parameter serialisation', {
   'request-parameter-allow-reserved-added': ['info', 'Reserved characters in a parameter may now be sent as they are.'],
   'request-parameter-serialisation-changed': [
     'error',
-    'A parameter moved between `schema` and `content`, or its content media type changed.',
+    'A parameter moved between `schema` and `content`, or its content media type changed, or query parameters became one 3.2 `querystring` parameter (or the reverse).',
   ],
 });
 
@@ -186,10 +201,23 @@ const WEBHOOKS = family('webhooks', {
   'webhook-reply-optional-header-added': ['info', 'Replies may carry a new header.'],
   'webhook-reply-header-made-required': ['error', 'A reply header must now be sent.'],
   'webhook-reply-header-made-optional': ['info', 'A reply header may now be left out.'],
+  'callback-added': ['info', "A callback (a request the API sends back, under an operation's `callbacks`) was added."],
+  'callback-removed': [
+    'error',
+    'A callback was removed without being deprecated first: integrations that implement it are no longer called.',
+  ],
 });
 
 const DOCUMENTATION = family('documentation', {
   'description-changed': ['info', 'A description or summary changed.'],
+  'documentation-changed': [
+    'info',
+    "A field that only documents changed: a response's `summary`, a tag's `summary`, `parent` or `kind`, a server's `name`, an example (`dataValue`, `serializedValue`, `value`).",
+  ],
+  'unread-field-changed': [
+    'info',
+    'A field the comparison does not grade changed (named in the finding): it is reported so that nothing changes unseen; check it by hand.',
+  ],
 });
 
 const BODIES = family('request bodies and media types', {
@@ -229,6 +257,7 @@ const TYPES = eachDirection('types', (dir) => ({
   'format-removed': [levelOf(dir, 'looser'), `A ${dir} schema lost its format.`],
   'format-widened': [levelOf(dir, 'looser'), `A ${dir} format widened (int32 → int64, float → double).`],
   'format-changed': ['error', `A ${dir} format changed to another.`],
+  'xml-changed': ['warning', `A ${dir} schema's \`xml\` (name, namespace, 3.2 \`nodeType\`, …) changed: its XML form changes.`],
 }));
 
 /** Each constraint's verbs, and what each does to the set of allowed values. */
@@ -357,6 +386,15 @@ const COMPOSITION = eachDirection('composition', (dir) => {
     'discriminator-mapping-added': [req ? 'info' : 'error', `A ${dir} discriminator mapping value was added.`],
     'discriminator-mapping-removed': [req ? 'error' : 'info', `A ${dir} discriminator mapping value was removed.`],
     'discriminator-mapping-changed': ['error', `A ${dir} discriminator mapping value now names another schema.`],
+    'discriminator-default-mapping-added': [
+      levelOf(dir, 'looser'),
+      `A ${dir} discriminator gained a \`defaultMapping\` (3.2): values without the property, or with an unmapped one, are now valid.`,
+    ],
+    'discriminator-default-mapping-removed': [
+      levelOf(dir, 'tighter'),
+      `A ${dir} discriminator lost its \`defaultMapping\` (3.2): values without the property, or with an unmapped one, are no longer valid.`,
+    ],
+    'discriminator-default-mapping-changed': ['error', `A ${dir} discriminator's \`defaultMapping\` (3.2) now names another schema.`],
   };
 });
 const REQUEST_COMPOSITION = family('composition', {

@@ -169,6 +169,8 @@ function compareResolved(oldS: unknown, newS: unknown, dir: Direction, at: strin
   compareDiscriminator(o, n, dir, at, ctx);
 
   if ((o.description ?? '') !== (n.description ?? '')) ctx.push('description-changed', `${at}/description`, 'description changed');
+  if (canonical(o.xml) !== canonical(n.xml))
+    ctx.push(`${dir}-xml-changed`, `${at}/xml`, `xml changed: ${xmlText(o.xml)} → ${xmlText(n.xml)}`);
 
   compareProperties(o, n, dir, at, ctx, stack);
   if (o.items !== undefined || n.items !== undefined) compareSchema(o.items, n.items, dir, `${at}/items`, ctx, stack);
@@ -468,6 +470,18 @@ function compareBranches(o: Json, n: Json, key: 'oneOf' | 'anyOf', dir: Directio
     );
 }
 
+/** A schema's `xml` in a few words: `attribute "id"`, `element`, `none`. */
+function xmlText(xml: unknown): string {
+  if (typeof xml !== 'object' || xml === null) return 'none';
+  const x = xml as Json;
+  // 3.2's nodeType; 3.0/3.1's attribute: true is an attribute node
+  const node = typeof x.nodeType === 'string' ? x.nodeType : x.attribute === true ? 'attribute' : 'element';
+  const rest = Object.entries(x)
+    .filter(([k]) => k !== 'nodeType' && k !== 'attribute')
+    .map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  return [node, ...rest].join(', ');
+}
+
 function compareDiscriminator(o: Json, n: Json, dir: Direction, at: string, ctx: Ctx): void {
   const od: Json | undefined = o.discriminator;
   const nd: Json | undefined = n.discriminator;
@@ -495,4 +509,13 @@ function compareDiscriminator(o: Json, n: Json, dir: Direction, at: string, ctx:
   for (const value of Object.keys(nm))
     if (!(value in om))
       ctx.push(`${dir}-discriminator-mapping-added`, `${where}/mapping/${esc(value)}`, `discriminator value '${value}' added`);
+  // 3.2: the schema a value without the property, or with a value the mapping lacks, is read as
+  const od0 = od.defaultMapping === undefined ? undefined : JSON.stringify(od.defaultMapping);
+  const nd0 = nd.defaultMapping === undefined ? undefined : JSON.stringify(nd.defaultMapping);
+  if (od0 === nd0) return;
+  const dm = `${where}/defaultMapping`;
+  if (od0 === undefined) ctx.push(`${dir}-discriminator-default-mapping-added`, dm, `discriminator defaultMapping ${nd0} added`);
+  else if (nd0 === undefined)
+    ctx.push(`${dir}-discriminator-default-mapping-removed`, where, `discriminator defaultMapping ${od0} removed`);
+  else ctx.push(`${dir}-discriminator-default-mapping-changed`, dm, `discriminator defaultMapping now names ${nd0} (was ${od0})`);
 }

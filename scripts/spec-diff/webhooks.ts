@@ -7,17 +7,9 @@
  * `webhook-reply-…`; a schema rule keeps the level of the direction it is graded in.
  */
 import { esc, type Json } from './load';
-import {
-  compareContent,
-  compareIdentity,
-  headersByName,
-  type Operation,
-  requirementsOf,
-  requirementText,
-  schemaOf,
-  serialisation,
-} from './operations';
+import { compareContent, compareIdentity, headersByName, type Operation, schemaOf, serialisation } from './operations';
 import { type Direction, twinId, WEBHOOK_ROLE } from './rules';
+import { requirementsOf, requirementText } from './security';
 import type { Ctx } from './context';
 import { compareDeprecation, removal } from './deprecation';
 import { compareSchema } from './schema';
