@@ -28,14 +28,14 @@ export const FIELDS = {
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const changed = (a: unknown, b: unknown) => canonical(a ?? null) !== canonical(b ?? null);
 
-/** The documentation fields of an object: a description or summary is `description-changed`, the rest `documentation-changed`. */
+/** The documentation fields of an object: a description is `description-changed`, the rest `documentation-changed`. */
 export function compareDocumentation(o: unknown, n: unknown, fields: readonly string[], at: string, what: string, ctx: Ctx): void {
   const a = isObject(o) ? o : {};
   const b = isObject(n) ? n : {};
   for (const f of fields)
     if (changed(a[f], b[f]))
       ctx.push(
-        f === 'description' || f === 'summary' ? 'description-changed' : 'documentation-changed',
+        f === 'description' ? 'description-changed' : 'documentation-changed',
         `${at}/${esc(f)}`,
         `${what}: ${f} changed`,
       );

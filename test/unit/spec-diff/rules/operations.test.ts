@@ -1,7 +1,7 @@
 /**
  * The spec diff's rules on operations, security, parameters and their serialisation, responses and their headers, and documentation, each with a pair of small documents.
  */
-import { checkPairs, create, limit, list, ok, pairs, tags } from '../../../support/specDiffPairs';
+import { checkPairs, create, type Json, limit, list, ok, pairs, tags } from '../../../support/specDiffPairs';
 
 const { cases, add } = pairs();
 // ---------------------------------------------------------------- operations and security
@@ -33,6 +33,62 @@ add('security-roles-stated', 'info', 'role names on the bearer scheme, moving fr
   list(d).security = [{ bearerAuth: ['things:read'] }];
 });
 add('description-changed', 'info', 'a summary changed', (d) => (list(d).summary = 'List the things'));
+add('document-self-changed', 'warning', "the document's $self changed (3.2)", (d) => {
+  d.openapi = '3.2.0';
+  d.$self = 'https://api.example/openapi/v2.yaml';
+});
+add(
+  'security-scheme-deprecated',
+  'info',
+  'a security scheme deprecated (3.2)',
+  (d) => (d.components.securitySchemes.apiKey.deprecated = true),
+);
+add(
+  'security-scheme-undeprecated',
+  'info',
+  'a security scheme no longer deprecated (3.2)',
+  (d) => delete d.components.securitySchemes.apiKey.deprecated,
+  (d) => (d.components.securitySchemes.apiKey.deprecated = true),
+);
+const oauth = (d: Json) =>
+  (d.components.securitySchemes.oauth = {
+    type: 'oauth2',
+    flows: { clientCredentials: { tokenUrl: 'https://login.example/token', scopes: {} } },
+  });
+add(
+  'security-scheme-flow-added',
+  'info',
+  'a deviceAuthorization flow added (3.2)',
+  (d) =>
+    (d.components.securitySchemes.oauth.flows.deviceAuthorization = {
+      deviceAuthorizationUrl: 'https://login.example/device',
+      tokenUrl: 'https://login.example/token',
+      scopes: {},
+    }),
+  (d) => {
+    oauth(d);
+    list(d).security = [{ oauth: [] }];
+  },
+);
+add(
+  'security-scheme-metadata-url-added',
+  'info',
+  'an oauth2MetadataUrl added (3.2)',
+  (d) => (d.components.securitySchemes.oauth.oauth2MetadataUrl = 'https://login.example/.well-known/oauth-authorization-server'),
+  oauth,
+);
+add(
+  'security-scheme-metadata-url-changed',
+  'warning',
+  'an oauth2MetadataUrl changed (3.2)',
+  (d) => (d.components.securitySchemes.oauth.oauth2MetadataUrl = 'https://id.example/.well-known/oauth-authorization-server'),
+  (d) => {
+    oauth(d);
+    d.components.securitySchemes.oauth.oauth2MetadataUrl = 'https://login.example/.well-known/oauth-authorization-server';
+  },
+);
+add('documentation-changed', 'info', "a response's summary (3.2)", (d) => (ok(d).summary = 'The things'));
+add('unread-field-changed', 'info', "a response's links (not graded)", (d) => (ok(d).links = { next: { operationId: 'listThings' } }));
 
 // ---------------------------------------------------------------- parameters and their serialisation
 add('request-parameter-removed', 'error', 'a parameter removed', (d) => list(d).parameters.splice(0, 1));

@@ -21,6 +21,13 @@ const schemaCases: [string, string, Json, Json, [Level, Level]][] = [
   ['format-removed', 'format removed', { type: 'string', format: 'date' }, { type: 'string' }, L],
   ['format-widened', 'int32 → int64', { type: 'integer', format: 'int32' }, { type: 'integer', format: 'int64' }, L],
   ['format-changed', 'date → uuid', { type: 'string', format: 'date' }, { type: 'string', format: 'uuid' }, I],
+  [
+    'xml-changed',
+    'an element made an attribute (3.2 nodeType)',
+    { type: 'string', xml: { nodeType: 'element' } },
+    { type: 'string', xml: { nodeType: 'attribute' } },
+    ['warning', 'warning'],
+  ],
   ['minimum-added', 'minimum added', { type: 'integer' }, { type: 'integer', minimum: 1 }, T],
   ['minimum-removed', 'minimum removed', { type: 'integer', minimum: 1 }, { type: 'integer' }, L],
   ['minimum-raised', 'minimum 1 → 5', { type: 'integer', minimum: 1 }, { type: 'integer', minimum: 5 }, T],
@@ -179,6 +186,28 @@ const schemaCases: [string, string, Json, Json, [Level, Level]][] = [
         ['error', 'info'],
       ],
       ['discriminator-mapping-changed', 'a mapping value re-pointed', poly(d({ cat: '#/c' })), poly(d({ cat: '#/d' })), I],
+      // 3.2: the schema read when the property is missing or its value unmapped
+      [
+        'discriminator-default-mapping-added',
+        'a defaultMapping added (3.2)',
+        poly(d({ cat: '#/c' })),
+        poly({ ...d({ cat: '#/c' }), defaultMapping: '#/d' }),
+        L,
+      ],
+      [
+        'discriminator-default-mapping-removed',
+        'a defaultMapping removed (3.2)',
+        poly({ ...d({ cat: '#/c' }), defaultMapping: '#/d' }),
+        poly(d({ cat: '#/c' })),
+        T,
+      ],
+      [
+        'discriminator-default-mapping-changed',
+        'a defaultMapping re-pointed (3.2)',
+        poly({ ...d({}), defaultMapping: '#/c' }),
+        poly({ ...d({}), defaultMapping: '#/d' }),
+        I,
+      ],
     ];
   })(),
 ];

@@ -26,7 +26,7 @@ import {
   TODAY,
 } from '../../../support/specDiffPairs';
 
-const { cases, addHook } = pairs();
+const { cases, add, addHook } = pairs();
 addHook(
   'webhook-added',
   'info',
@@ -113,7 +113,65 @@ addHook(
 );
 addHook('webhook-reply-header-made-optional', 'info', 'a reply header made optional', (d) => (gone(d).headers['X-Id'].required = false));
 
+// Callbacks: POST /things calls the client back at the URL it gave; compared as webhooks are.
+const callback = (d: Json) => ({
+  post: {
+    requestBody: { required: true, content: structuredClone(create(d).responses['201'].content) },
+    responses: { '200': { description: 'Received' } },
+  },
+});
+add(
+  'callback-added',
+  'info',
+  'a callback added to an operation',
+  (d) => (create(d).callbacks = { onCreated: { '{$request.body#/url}': callback(d) } }),
+);
+add(
+  'callback-removed',
+  'error',
+  'a callback removed from an operation',
+  (d) => delete create(d).callbacks,
+  (d) => (create(d).callbacks = { onCreated: { '{$request.body#/url}': callback(d) } }),
+);
+
 checkPairs('webhooks', cases);
+
+describe("spec diff: an operation's callbacks are compared as webhooks", () => {
+  const withCallback = (d: Json) => (create(d).callbacks = { onCreated: { '{$request.body#/url}': callback(d) } });
+  const sent = (d: Json) => create(d).callbacks.onCreated['{$request.body#/url}'].post.requestBody.content['application/json'].schema;
+
+  test('when a property of what the API sends back is removed, then it is graded as a payload (error), on the declaring operation', () => {
+    expect(diff(withCallback, (d) => delete sent(d).properties.y)).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        rule: 'webhook-payload-property-removed',
+        operation: 'POST /things',
+        pointer:
+          '/paths/~1things/post/callbacks/onCreated/{$request.body#~1url}/post/requestBody/content/application~1json/schema/properties/y',
+        message: expect.stringMatching(/^callback onCreated POST \{\$request\.body#\/url\}: payload: /),
+      }),
+    ]);
+  });
+
+  test('when a property is added to what the API sends back, then it is info (receivers ignore what they do not read)', () => {
+    expect(diff(withCallback, (d) => (sent(d).properties.z = { type: 'string' })).map((c) => [c.rule, c.level])).toEqual([
+      ['webhook-payload-property-added', 'info'],
+    ]);
+  });
+
+  test('when the callback moves to another runtime expression, then one is removed and one added (the URL it calls changed)', () => {
+    const moved = (d: Json) => {
+      const cb = create(d).callbacks.onCreated;
+      cb['{$request.body#/hook}'] = cb['{$request.body#/url}'];
+      delete cb['{$request.body#/url}'];
+    };
+    expect(
+      diff(withCallback, moved)
+        .map((c) => c.rule)
+        .sort(),
+    ).toEqual(['callback-added', 'callback-removed']);
+  });
+});
 
 describe('spec diff: a 3.1 webhook is an operation the API calls, graded the other way round', () => {
   const widen = (at: (d: Json) => Json) => (d: Json) => (at(d).properties.x = { type: 'number' });
