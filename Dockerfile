@@ -20,8 +20,7 @@ COPY tsconfig.json ./
 COPY spec ./spec
 COPY generated ./generated
 COPY src ./src
-# npm run build also compiles the spec diff (scripts/spec-diff), which CI runs from dist/.
-COPY scripts ./scripts
+# The service alone: the spec diff (scripts/spec-diff) is a project of its own, built where CI runs it.
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS deps

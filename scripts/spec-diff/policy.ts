@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { projectRoot } from '../../src/paths';
 import { type Level, RULES } from './rules';
 
 export type PolicyLevel = Level | 'off';
@@ -33,13 +34,8 @@ export class PolicyFileError extends Error {
   }
 }
 
-/** Where a preset's file is: beside this module in the source, or in the source tree from the compiled one. */
-function presetFile(name: string): string {
-  const candidates = [path.join(__dirname, 'policies', `${name}.yaml`)];
-  // compiled into <root>/dist/scripts/spec-diff: the YAML stays in <root>/scripts/spec-diff
-  candidates.push(path.join(__dirname, '..', '..', '..', 'scripts', 'spec-diff', 'policies', `${name}.yaml`));
-  return candidates.find((f) => existsSync(f)) ?? (candidates[0] as string);
-}
+/** A preset's file: in the source tree, whether this module runs from it or compiled into dist/spec-diff/. */
+const presetFile = (name: string) => path.join(projectRoot, 'scripts', 'spec-diff', 'policies', `${name}.yaml`);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

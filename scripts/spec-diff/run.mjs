@@ -1,6 +1,8 @@
 // npm run spec:diff: the spec diff as compiled JavaScript, started by node alone (no ts-node).
-// It is built into dist/ by `npm run build` (`--build`), or here on first use, and again whenever a source
-// under scripts/spec-diff/ or src/ is newer than the last build (a stamp file marks it).
+// The spec diff is a TypeScript project of its own (tsconfig.build.json here: cli.ts and what it
+// imports), built apart from the service into dist/spec-diff/ with `tsc -b` (`npm run build:spec-diff`),
+// here on first use, and again whenever one of its sources is newer than the last build. The
+// check reads modification times only, so a run that needs no build starts no compiler.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const built = path.join(root, 'dist', 'scripts', 'spec-diff', 'cli.js');
-const stamp = path.join(root, 'dist', 'scripts', 'spec-diff', '.built');
+const out = path.join(root, 'dist', 'spec-diff');
+const built = path.join(out, 'scripts', 'spec-diff', 'cli.js');
+// Written after each build: tsc -b leaves an output untouched when its text did not change.
+const stamp = path.join(out, '.built');
 
 /** The newest modification time of the TypeScript sources (and tsconfig files) under `dir`. */
 function newest(dir) {
@@ -24,17 +28,24 @@ function newest(dir) {
   return latest;
 }
 
+// Its sources: this folder, the tools' shared end (scripts/lib) and the few modules of src/ it shares.
 const stale = () =>
   !existsSync(built) ||
   !existsSync(stamp) ||
-  statSync(stamp).mtimeMs < Math.max(newest(here), newest(path.join(root, 'src')), statSync(path.join(root, 'tsconfig.json')).mtimeMs);
+  statSync(stamp).mtimeMs <
+    Math.max(
+      newest(here),
+      newest(path.join(root, 'scripts', 'lib')),
+      newest(path.join(root, 'src')),
+      statSync(path.join(root, 'tsconfig.json')).mtimeMs,
+    );
 
-// `--build`: build if stale, and run nothing (npm run build).
+// `--build`: build if stale, and run nothing (npm run build:spec-diff).
 const buildOnly = process.argv[2] === '--build';
 if (stale()) {
   process.stderr.write('spec:diff: building (once, until a source changes)…\n');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const r = spawnSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.build.json')], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [tsc, '-b', path.join(here, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(2);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

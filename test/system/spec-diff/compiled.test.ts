@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../../src/paths';
 import { type Json, base, list } from '../../support/petsDocument';
 import { type ScratchProject, scratchProject } from '../../support/scratch';
 import { stringify } from 'yaml';
@@ -39,4 +43,37 @@ describe('spec diff: the compiled command', () => {
     expect(compiled().stderr).toContain(building);
     expect(compiled().stderr).not.toContain(building);
   }, 120_000);
+});
+
+describe('spec diff: a TypeScript project of its own, apart from the service', () => {
+  test("when the projects' files are listed, then the service's build holds no script, and the spec diff's holds only itself and the modules it shares", () => {
+    const tsc = require.resolve('typescript/bin/tsc');
+    const files = (config: string) => {
+      const r = spawnSync(process.execPath, [tsc, '-p', config, '--listFilesOnly'], { cwd: projectRoot, encoding: 'utf8' });
+      expect(r.status).toBe(0);
+      return r.stdout
+        .split('\n')
+        .filter((f) => f && !f.includes(`${path.sep}node_modules${path.sep}`))
+        .map((f) => path.relative(projectRoot, f));
+    };
+    const service = files('src/tsconfig.build.json');
+    expect(service.filter((f) => !f.startsWith(`src${path.sep}`) && !f.startsWith(`generated${path.sep}`))).toEqual([]);
+    const diff = files('scripts/spec-diff/tsconfig.build.json');
+    expect(diff).toContain(path.join('scripts', 'spec-diff', 'cli.ts'));
+    const shared = diff.filter((f) => !f.startsWith(path.join('scripts', 'spec-diff')));
+    expect(shared.sort()).toEqual(
+      ['scripts/lib/tool.ts', 'src/contract/basePath.ts', 'src/contract/bundle.ts', 'src/contract/methods.ts', 'src/paths.ts'].map((f) =>
+        path.join(...f.split('/')),
+      ),
+    );
+  });
+
+  test('when the image is built, then its build stage copies no script: the service alone', () => {
+    const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
+    expect(dockerfile).not.toMatch(/^COPY scripts/m);
+    const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+      .scripts;
+    expect(scripts.build).toBe('tsc -p src/tsconfig.build.json');
+    expect(scripts['build:spec-diff']).toBe('node scripts/spec-diff/run.mjs --build');
+  });
 });
