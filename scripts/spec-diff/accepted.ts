@@ -4,7 +4,7 @@
  * date has passed, fails the run with a message saying so.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { isSeq, parse, parseDocument } from 'yaml';
+import { parseYaml } from './load';
 import type { Change } from './index';
 import { RULES } from './rules';
 
@@ -61,7 +61,7 @@ export function readAccepted(file: string): AcceptedEntry[] {
   if (!existsSync(file)) return [];
   let data: unknown;
   try {
-    data = parse(readFileSync(file, 'utf8'));
+    data = parseYaml(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new AcceptedFileError(file, `cannot be read as YAML: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -120,6 +120,8 @@ export function applyAccepted(
 /** Removes the entries a release consumed, keeping the file's comments. */
 export function removeAccepted(file: string, indexes: number[]): void {
   if (indexes.length === 0 || !existsSync(file)) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- `yaml` keeps the file's comments; loaded by a release only
+  const { isSeq, parseDocument } = require('yaml') as typeof import('yaml');
   const doc = parseDocument(readFileSync(file, 'utf8'));
   const list = doc.get('accepted');
   if (!isSeq(list)) return;

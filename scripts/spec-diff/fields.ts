@@ -34,11 +34,7 @@ export function compareDocumentation(o: unknown, n: unknown, fields: readonly st
   const b = isObject(n) ? n : {};
   for (const f of fields)
     if (changed(a[f], b[f]))
-      ctx.push(
-        f === 'description' ? 'description-changed' : 'documentation-changed',
-        `${at}/${esc(f)}`,
-        `${what}: ${f} changed`,
-      );
+      ctx.push(f === 'description' ? 'description-changed' : 'documentation-changed', `${at}/${esc(f)}`, `${what}: ${f} changed`);
 }
 
 /** Every field of an object neither graded nor documentation: each change is `unread-field-changed`, naming it. */

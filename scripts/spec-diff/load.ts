@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { isMap, isScalar, isSeq, LineCounter, type Node, parse, parseDocument } from 'yaml';
-import { bundleSpec, hasExternalRef } from '../../src/contract/bundle';
+import { CORE_SCHEMA, load } from 'js-yaml';
+import type { LineCounter, Node } from 'yaml';
+import { hasExternalRef } from '../../src/contract/externalRefs';
 
 export type Json = Record<string, any>;
 
@@ -25,12 +25,19 @@ export class DocumentError extends Error {
   }
 }
 
+/**
+ * YAML 1.2's core schema (no timestamps: an `x-sunset: 2030-12-05` stays a string), read by
+ * js-yaml: the spec diff's cold start pays for every module it loads, and js-yaml loads in a
+ * third of the time `yaml` takes. `yaml` is loaded only to find lines (Locator) or keep comments.
+ */
+export const parseYaml = (text: string): unknown => load(text, { schema: CORE_SCHEMA });
+
 /** JSON is YAML, but JSON.parse reads it many times faster. */
 function parseJsonOrYaml(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return parse(text);
+    return parseYaml(text);
   }
 }
 
@@ -47,7 +54,7 @@ export async function loadDocument(file: string): Promise<Json> {
   try {
     // `-`: the document is read from stdin (fd 0), and may refer to no other file
     const text = readFileSync(stdin ? 0 : file, 'utf8');
-    doc = /^\s*\{/.test(text) ? parseJsonOrYaml(text) : parse(text);
+    doc = /^\s*\{/.test(text) ? parseJsonOrYaml(text) : parseYaml(text);
   } catch (err) {
     throw new DocumentError(file, `cannot be read as YAML or JSON: ${firstLine(err)}`);
   }
@@ -68,18 +75,62 @@ export async function loadDocument(file: string): Promise<Json> {
   if (stdin && hasExternalRef(d))
     throw new DocumentError(file, 'has a $ref to another file: a document on stdin must be whole (give its path instead)');
   try {
-    if (hasExternalRef(d)) bundled = (await bundleSpec(file)).document;
+    if (hasExternalRef(d)) {
+      // loaded for a split spec only (it loads `yaml` and the bundler)
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { bundleSpec } = require('../../src/contract/bundle') as typeof import('../../src/contract/bundle');
+      bundled = (await bundleSpec(file)).document;
+    }
   } catch (err) {
     throw new DocumentError(file, `has a $ref to another file that cannot be read: ${firstLine(err)}`);
   }
   try {
-    return await $RefParser.dereference<Json>(bundled === d ? d : structuredClone(bundled), {
-      resolve: { external: false },
-      dereference: { circular: true },
-    });
+    return dereference(bundled === d ? d : structuredClone(bundled));
   } catch (err) {
     throw new DocumentError(file, `has a $ref that cannot be resolved: ${firstLine(err)}`);
   }
+}
+
+const isRef = (v: unknown): v is Json & { $ref: string } => typeof v === 'object' && v !== null && typeof (v as Json).$ref === 'string';
+
+/**
+ * Replaces every `$ref` of a document (one file: a split spec is bundled first) by what it points
+ * to, in place: a target reached twice is the same object, and a schema that refers to itself
+ * becomes a cycle of objects. A `$ref` with siblings (3.1: `summary`, `description`) becomes a copy
+ * of its target with the siblings over it. Written here rather than taken from a library: the
+ * spec diff's cold start pays for every module it loads, and this is all it needs.
+ */
+export function dereference(doc: Json): Json {
+  const target = (ref: string): unknown => {
+    if (!ref.startsWith('#')) throw new Error(`${ref}: only references into the document are resolved here`);
+    let at: unknown = doc;
+    for (const raw of ref.slice(1).split('/').slice(1)) {
+      const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (typeof at !== 'object' || at === null || !Object.hasOwn(at, token))
+        throw new Error(`Missing $ref pointer "${ref}". Token "${token}" does not exist.`);
+      at = (at as Json)[token];
+    }
+    return at;
+  };
+  const crawled = new Set<unknown>();
+  const resolve = (node: Json & { $ref: string }, chain: string[]): unknown => {
+    if (chain.includes(node.$ref)) throw new Error(`the $ref chain ${[...chain, node.$ref].join(' → ')} never reaches a value`);
+    const found = target(node.$ref);
+    const value = isRef(found) ? resolve(found, [...chain, node.$ref]) : crawl(found);
+    const siblings = Object.keys(node).filter((k) => k !== '$ref');
+    if (siblings.length === 0 || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    return crawl({ ...(value as Json), ...Object.fromEntries(siblings.map((k) => [k, node[k]])) });
+  };
+  const crawl = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    if (isRef(node)) return resolve(node, []);
+    // crawled already, or being crawled (an ancestor: the reference closes a cycle)
+    if (crawled.has(node)) return node;
+    crawled.add(node);
+    for (const key of Object.keys(node)) (node as Json)[key] = crawl((node as Json)[key]);
+    return node;
+  };
+  return crawl(doc) as Json;
 }
 
 export const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -103,6 +154,9 @@ interface Parsed {
  */
 export class Locator {
   private readonly cache = new Map<string, Parsed | undefined>();
+  // `yaml` keeps the source positions js-yaml drops: loaded when the first line is asked for
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  private readonly yaml = require('yaml') as typeof import('yaml');
 
   constructor(private readonly rootFile: string) {}
 
@@ -110,8 +164,8 @@ export class Locator {
     if (!this.cache.has(file)) {
       let p: Parsed | undefined;
       try {
-        const lines = new LineCounter();
-        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, keepSourceTokens: false });
+        const lines = new this.yaml.LineCounter();
+        const doc = this.yaml.parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, keepSourceTokens: false });
         p = { root: doc.contents, lines };
       } catch {
         p = undefined;
@@ -130,6 +184,7 @@ export class Locator {
   private walk(file: string, refPath: string[], rest: string[], hops: number): { place: Place; complete: boolean } {
     const p = this.parsed(file);
     if (!p) return { place: { file, line: 1 }, complete: false };
+    const { isMap, isScalar, isSeq } = this.yaml;
     const place = (n: Node | null | undefined): Place => ({ file, line: n?.range ? p.lines.linePos(n.range[0]).line : 1 });
     const parts = [...refPath, ...rest];
     let node: Node | null = p.root;

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { parseYaml } from './load';
 import { projectRoot } from '../../src/paths';
 import { type Level, RULES } from './rules';
 
@@ -43,7 +43,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function readPolicy(file: string, seen: string[] = []): Policy {
   let data: unknown;
   try {
-    data = parse(readFileSync(file, 'utf8'));
+    data = parseYaml(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new PolicyFileError(file, `cannot be read as YAML: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -3,6 +3,9 @@ import path from 'node:path';
 import type $RefParser from '@apidevtools/json-schema-ref-parser';
 import type { OpenAPIV3 } from 'openapi-types';
 import { parse, stringify } from 'yaml';
+import { hasExternalRef } from './externalRefs';
+
+export { hasExternalRef };
 
 /** The contract as one document: what the server, the generator, the mock and the checks read. */
 export interface BundledSpec {
@@ -11,17 +14,6 @@ export interface BundledSpec {
   document: OpenAPIV3.Document;
   /** Every file the document was read from, the root first (absolute paths). */
   files: string[];
-}
-
-/** True when some `$ref` in the value points outside its own document (`./schemas/Pet.yaml#/…`). */
-export function hasExternalRef(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasExternalRef);
-  if (typeof value !== 'object' || value === null) return false;
-  for (const [key, v] of Object.entries(value)) {
-    if (key === '$ref' && typeof v === 'string' && !v.startsWith('#')) return true;
-    if (hasExternalRef(v)) return true;
-  }
-  return false;
 }
 
 /**

@@ -156,7 +156,7 @@ describe('OpenAPI 3.2: sequential media types (itemSchema, itemEncoding, prefixE
 });
 
 describe('OpenAPI 3.2: discriminator defaultMapping, security schemes, $self, xml, documentation', () => {
-  const poly = (extra: Json) => ({
+  const poly = (extra: Json): Json => ({
     oneOf: [
       { title: 'Cat', type: 'object', required: ['kind'], properties: { kind: { const: 'cat' } } },
       { title: 'Any', type: 'object' },
@@ -181,7 +181,7 @@ describe('OpenAPI 3.2: discriminator defaultMapping, security schemes, $self, xm
 
   test('when the discriminator property is made optional with a defaultMapping, then that is graded as a property made optional too', () => {
     const optional = poly({ defaultMapping: '#/components/schemas/Any' });
-    optional.oneOf[0].required = [];
+    optional.oneOf[0]!.required = [];
     expect(graded(at('response', poly({})), at('response', optional))).toEqual([
       'POST /things response-discriminator-default-mapping-added error',
       'POST /things response-property-made-optional error',
