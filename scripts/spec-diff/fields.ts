@@ -6,7 +6,8 @@
  * for `x-sunset` and `x-stability-level`, which the comparers read.
  */
 import type { Ctx } from './context';
-import { esc, type Json } from './load';
+import { METHODS } from '../../src/contract/methods';
+import { esc, type Json, ptr } from './load';
 import { canonical } from './schema';
 
 /** The fields of each object the comparers grade, and those that only document it. */
@@ -98,4 +99,16 @@ export function compareDocumentFields(oldDoc: Json, newDoc: Json, ctx: Ctx): voi
     'document',
     ctx,
   );
+  // A path item's own fields, beside its operations and parameters (compared with the operations).
+  const pathItem = { read: [...METHODS, 'query', 'additionalOperations', 'parameters'], docs: ['summary', 'description'] };
+  for (const root of ['paths', 'webhooks'] as const) {
+    const before: Json = isObject(oldDoc[root]) ? oldDoc[root] : {};
+    const after: Json = isObject(newDoc[root]) ? newDoc[root] : {};
+    for (const [name, item] of Object.entries(after))
+      if (isObject(before[name]) && isObject(item)) {
+        const what = root === 'paths' ? `path ${name}` : `webhook ${name}`;
+        compareDocumentation(before[name], item, pathItem.docs, ptr(root, name), what, ctx);
+        compareUnread(before[name], item, pathItem, ptr(root, name), what, ctx);
+      }
+  }
 }

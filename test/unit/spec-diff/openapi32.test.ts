@@ -256,6 +256,8 @@ describe('OpenAPI 3.2: discriminator defaultMapping, security schemes, $self, xm
     expect(graded(undefined, (d) => (d.jsonSchemaDialect = 'https://spec.openapis.org/oas/3.1/dialect/base'))).toEqual([
       'unread-field-changed info',
     ]);
+    expect(graded(undefined, (d) => (things(d).summary = 'Things'))).toEqual(['documentation-changed info']);
+    expect(graded(undefined, (d) => (things(d).servers = [{ url: 'https://eu.api.example/v1' }]))).toEqual(['unread-field-changed info']);
   });
 
   test('when a 3.2 document is compared with a 3.1 or a 3.0 one, then it is read without a flag, and only what changed is reported', () => {
