@@ -92,7 +92,10 @@ async function compare(args: Args): Promise<number> {
     ...(newFile !== STDIN ? { newFile } : {}),
     ...(oldDisplay ? { oldName: oldDisplay } : {}),
   };
-  process.stdout.write(`${formatChanges(verdict.changes, args.format, report)}\n`);
+  // Written before the exit: to a pipe, stdout is written asynchronously, and an exit would cut a long report short.
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write(`${formatChanges(verdict.changes, args.format, report)}\n`, (err) => (err ? reject(err) : resolve())),
+  );
   if (args.summary !== undefined) appendFileSync(args.summary, `${formatChanges(verdict.changes, 'markdown', report)}\n`);
   return verdict.failed ? 1 : 0;
 }

@@ -94,6 +94,19 @@ describe('spec diff: policy, filters and stdin on the command line', () => {
     expect(cli([a, b, '--filter-extension', 'internal']).status).toBe(2);
   }, 60_000);
 
+  test('when the report is longer than a pipe holds (our spec against 1.0.0, about 96 KB of JSON), then all of it is written before the exit', () => {
+    const r = cli([
+      path.join(projectRoot, 'spec', 'released', '1.0.0.yaml'),
+      path.join(projectRoot, 'spec', 'openapi.yaml'),
+      '--format',
+      'json',
+      '--accepted',
+      'none',
+    ]);
+    expect(r.stdout.length).toBeGreaterThan(65_536);
+    expect((JSON.parse(r.stdout) as { changes: unknown[] }).changes.length).toBeGreaterThan(100);
+  }, 60_000);
+
   test('when a document is read from stdin (-), then it is compared as its file would be; twice, or with a $ref to a file, is refused', () => {
     const fromFile = json([a, b]).changes;
     expect(json(['-', b], doc()).changes).toEqual(fromFile);

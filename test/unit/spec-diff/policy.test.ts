@@ -84,7 +84,11 @@ describe('spec diff policy: the file', () => {
       }),
     ]);
     // without the policy, both as the table says
-    expect(grade().changes.map((c) => c.rule).sort()).toEqual(['request-maximum-lowered', 'request-parameter-removed']);
+    expect(
+      grade()
+        .changes.map((c) => c.rule)
+        .sort(),
+    ).toEqual(['request-maximum-lowered', 'request-parameter-removed']);
   });
 
   test('when a policy sets a rule to its table level, then the finding is not marked as changed by it', () => {
@@ -117,7 +121,13 @@ describe('spec diff policy: the file', () => {
         failed: false,
         policy: 'spec/spec-diff-policy.yaml',
         counts: { error: 0, warning: 1, info: 0, accepted: 0, policy: 1, off: 1 },
-        changes: [expect.objectContaining({ rule: 'request-maximum-lowered', level: 'warning', policy: { from: 'error', reason: 'clients clamp' } })],
+        changes: [
+          expect.objectContaining({
+            rule: 'request-maximum-lowered',
+            level: 'warning',
+            policy: { from: 'error', reason: 'clients clamp' },
+          }),
+        ],
         off: [expect.objectContaining({ rule: 'request-parameter-removed' })],
       }),
     );
@@ -125,8 +135,12 @@ describe('spec diff policy: the file', () => {
     expect(junit).toContain('[policy: error → warning: clients clamp]');
     expect(junit).toContain('<skipped message="off by policy (was error): ignored by our server"/>');
     const gh = formatChanges(v.changes, 'github', options);
-    expect(gh).toContain('title=request-maximum-lowered (policy%3A error → warning)::GET /pets: maximum lowered: 100 → 50 [policy: error → warning: clients clamp]');
-    expect(gh).toContain('::notice title=spec-diff-policy::1 finding(s) switched off by spec/spec-diff-policy.yaml: request-parameter-removed (1): ignored by our server');
+    expect(gh).toContain(
+      'title=request-maximum-lowered (policy%3A error → warning)::GET /pets: maximum lowered: 100 → 50 [policy: error → warning: clients clamp]',
+    );
+    expect(gh).toContain(
+      '::notice title=spec-diff-policy::1 finding(s) switched off by spec/spec-diff-policy.yaml: request-parameter-removed (1): ignored by our server',
+    );
     const md = formatChanges(v.changes, 'markdown', options);
     expect(md).toContain('Passed: 0 error, 1 warning, 0 info (1 set by policy, 1 off by policy)');
     expect(md).toContain('| warning (policy; was error) | GET /pets |');
@@ -142,7 +156,12 @@ describe('spec diff filters', () => {
     d.paths['/pets'].post['x-internal'] = true;
     return d;
   };
-  const ops = (d: Json) => Object.entries<Json>(d.paths).flatMap(([p, item]) => Object.keys(item).filter((k) => k !== 'parameters').map((m) => `${m} ${p}`));
+  const ops = (d: Json) =>
+    Object.entries<Json>(d.paths).flatMap(([p, item]) =>
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .map((m) => `${m} ${p}`),
+    );
 
   test('when --match-path or --unmatch-path is given, then only the paths kept are compared', () => {
     expect(ops(filterDocument(doc(), { matchPath: /^\/internal\// }))).toEqual(['get /internal/stats']);
