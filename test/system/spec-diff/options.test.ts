@@ -99,6 +99,7 @@ describe('spec diff: policy, filters and stdin on the command line', () => {
     const run = [process.execPath, path.join(projectRoot, 'scripts', 'spec-diff', 'run.mjs')];
     const files = [path.join(projectRoot, 'spec', 'released', '1.0.0.yaml'), path.join(projectRoot, 'spec', 'openapi.yaml')];
     const quoted = [...run, ...files, '--format', 'json', '--accepted', 'none'].map((a) => `'${a}'`).join(' ');
+    spawnSync(process.execPath, [run[1]!, '--build'], { cwd: dir }); // built first: the pause must fall on the write
     const r = spawnSync('bash', ['-c', `${quoted} 2>/dev/null | (sleep 0.5; cat)`], { cwd: dir, encoding: 'utf8' });
     expect(r.stdout.length).toBeGreaterThan(65_536);
     expect((JSON.parse(r.stdout) as { changes: unknown[] }).changes.length).toBeGreaterThan(100);
