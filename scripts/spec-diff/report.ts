@@ -59,55 +59,11 @@ export function formatChanges(changes: Change[], format: Format, options: Report
   const failOn = options.failOn ?? 'error';
   const problems = options.problems ?? [];
   const off = options.off ?? [];
-  const unused = options.unused ?? [];
   switch (format) {
     case 'json':
-      return JSON.stringify(
-        {
-          failed: failures(changes, failOn).length > 0 || problems.length > 0,
-          failOn,
-          ...(options.policyFile ? { policy: options.policyFile } : {}),
-          counts: Object.fromEntries([
-            ...LEVELS.map((l) => [l, changes.filter((c) => c.level === l).length]),
-            ['accepted', changes.filter((c) => c.accepted).length],
-            ['policy', changes.filter((c) => c.policy).length],
-            ['off', off.length],
-          ]),
-          changes,
-          off,
-          problems,
-          unused,
-        },
-        null,
-        2,
-      );
-    case 'markdown': {
-      const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-      const rows = changes.map(
-        (c) =>
-          `| ${c.level === 'error' && !c.accepted ? '**error**' : levelWord(c).toLowerCase()} | ${cell(c.operation ?? '')} | \`${cell(c.pointer)}\` | ${cell(c.message + note(c))} | \`${c.rule}\` |`,
-      );
-      const levelCell = (c: Change) => {
-        const word = c.level === 'error' && !c.accepted ? '**error**' : levelWord(c).toLowerCase();
-        return c.policy ? `${word} (policy; was ${c.policy.from})` : word;
-      };
-      return [
-        `### ${title}`,
-        '',
-        `${failures(changes, failOn).length > 0 || problems.length > 0 ? '**Failed**' : 'Passed'}: ${counts(changes, off)}${options.policyFile ? ` — policy: \`${options.policyFile}\`` : ''}`,
-        '',
-        ...(changes.length
-          ? [
-              '| level | operation | where | change | rule |',
-              '|---|---|---|---|---|',
-              ...changes.map((c, i) => rows[i]!.replace(/^\| [^|]*\|/, `| ${levelCell(c)} |`)),
-            ]
-          : ['No changes.']),
-        ...(off.length ? ['', `Switched off by the policy: ${offLines(off).map(cell).join('; ')}`] : []),
-        ...problems.map((p) => `\n**accepted-changes problem:** ${p}`),
-        ...unused.map((p) => `\n_accepted-changes entry not used here:_ ${p}`),
-      ].join('\n');
-    }
+      return json(changes, options);
+    case 'markdown':
+      return markdown(changes, title, options);
     case 'github':
       return github(changes, options);
     case 'junit':
@@ -122,12 +78,61 @@ export function formatChanges(changes: Change[], format: Format, options: Report
       return [
         ...lines,
         ...problems.map((p) => `PROBLEM           ${p}`),
-        ...unused.map((p) => `UNUSED            ${p}`),
+        ...(options.unused ?? []).map((p) => `UNUSED            ${p}`),
         ...offLines(off).map((l) => `OFF (policy)      ${l}`),
         `${changes.length ? '' : 'No changes. '}${counts(changes, off)}`,
       ].join('\n');
     }
   }
+}
+
+const failed = (changes: Change[], options: ReportOptions) =>
+  failures(changes, options.failOn ?? 'error').length > 0 || (options.problems ?? []).length > 0;
+
+function json(changes: Change[], options: ReportOptions): string {
+  const off = options.off ?? [];
+  return JSON.stringify(
+    {
+      failed: failed(changes, options),
+      failOn: options.failOn ?? 'error',
+      ...(options.policyFile ? { policy: options.policyFile } : {}),
+      counts: Object.fromEntries([
+        ...LEVELS.map((l) => [l, changes.filter((c) => c.level === l).length]),
+        ['accepted', changes.filter((c) => c.accepted).length],
+        ['policy', changes.filter((c) => c.policy).length],
+        ['off', off.length],
+      ]),
+      changes,
+      off,
+      problems: options.problems ?? [],
+      unused: options.unused ?? [],
+    },
+    null,
+    2,
+  );
+}
+
+/** A pull request comment or a job summary: the verdict and counts, then one row per finding. */
+function markdown(changes: Change[], title: string, options: ReportOptions): string {
+  const off = options.off ?? [];
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const levelCell = (c: Change) => {
+    const word = c.level === 'error' && !c.accepted ? '**error**' : levelWord(c).toLowerCase();
+    return c.policy ? `${word} (policy; was ${c.policy.from})` : word;
+  };
+  const rows = changes.map(
+    (c) => `| ${levelCell(c)} | ${cell(c.operation ?? '')} | \`${cell(c.pointer)}\` | ${cell(c.message + note(c))} | \`${c.rule}\` |`,
+  );
+  return [
+    `### ${title}`,
+    '',
+    `${failed(changes, options) ? '**Failed**' : 'Passed'}: ${counts(changes, off)}${options.policyFile ? ` — policy: \`${options.policyFile}\`` : ''}`,
+    '',
+    ...(changes.length ? ['| level | operation | where | change | rule |', '|---|---|---|---|---|', ...rows] : ['No changes.']),
+    ...(off.length ? ['', `Switched off by the policy: ${offLines(off).map(cell).join('; ')}`] : []),
+    ...(options.problems ?? []).map((p) => `\n**accepted-changes problem:** ${p}`),
+    ...(options.unused ?? []).map((p) => `\n_accepted-changes entry not used here:_ ${p}`),
+  ].join('\n');
 }
 
 /** GitHub workflow commands: data escaped as the runner reads it, properties with `,` and `:` too. */

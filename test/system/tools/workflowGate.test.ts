@@ -71,7 +71,7 @@ describe("the workflow's spec diff step: the same gate as npm run contract, the 
   }, 60_000);
   afterAll(() => project?.remove());
 
-  test('the step is the one this test runs: the env the runner sets, and no --accepted or --policy to forget', () => {
+  test('when the step is read, then it is the one this test runs: the env the runner sets, and no --accepted or --policy to forget', () => {
     expect(step.env).toEqual({ BASE_REF: '${{ github.base_ref }}' });
     expect(step.run).not.toMatch(/--accepted|--policy/);
   });
