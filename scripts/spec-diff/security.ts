@@ -121,6 +121,8 @@ export function compareSecuritySchemes(oldDoc: Json, newDoc: Json, ctx: Ctx): vo
     const n: Json | undefined = schemes(newDoc)[name];
     if (typeof o !== 'object' || o === null || typeof n !== 'object' || n === null) continue;
     const at = `/components/securitySchemes/${esc(name)}`;
+    if ((o.description ?? '') !== (n.description ?? ''))
+      ctx.push('description-changed', `${at}/description`, `description of security scheme ${name} changed`);
     if (o.deprecated !== true && n.deprecated === true)
       ctx.push('security-scheme-deprecated', `${at}/deprecated`, `security scheme ${name} deprecated`);
     if (o.deprecated === true && n.deprecated !== true)

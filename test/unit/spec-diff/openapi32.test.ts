@@ -199,6 +199,7 @@ describe('OpenAPI 3.2: discriminator defaultMapping, security schemes, $self, xm
     };
     const scheme = (d: Json) => d.components.securitySchemes.oauth;
     expect(graded(oauth, (d) => (scheme(d).deprecated = true))).toEqual(['security-scheme-deprecated info']);
+    expect(graded(oauth, (d) => (scheme(d).description = 'Tokens from the login service'))).toEqual(['description-changed info']);
     expect(
       graded(
         oauth,
