@@ -1,9 +1,11 @@
 /**
- * npm run spec:diff -- OLD NEW [options]
+ * npm run spec:diff -- OLD NEW [options]      (either may be -: stdin)
  * npm run spec:diff -- --base REF [NEW]
- * Grades every change from OLD to NEW (rule list: docs/spec-diff.md). Exit 0: nothing at or above
- * --fail-on; 1: something is, or an accepted-changes entry is expired or matches nothing;
- * 2: the documents (or the options) could not be read.
+ * Grades every change from OLD to NEW (rule list: docs/spec-diff.md) under the team's policy and
+ * accepted changes (beside NEW by default), through the gate `npm run contract` uses. Exit 0:
+ * nothing at or above --fail-on; 1: something is, or an accepted-changes entry expired (or, against
+ * a release, matches nothing); 2: the documents, the policy, the accepted changes or the options
+ * could not be read.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync } from 'node:fs';
