@@ -10,7 +10,7 @@ import { RULES } from './rules';
 
 export interface AcceptedEntry {
   rule: string;
-  /** `METHOD /path`, or `METHOD webhook:name`; absent: any operation. */
+  /** `METHOD /path` (QUERY and 3.2's other methods too), or `METHOD webhook:name`; absent: any operation. */
   operation?: string;
   /** JSON pointer of the change; absent: anywhere in the operation. */
   pointer?: string;
@@ -39,7 +39,8 @@ const schema = {
         required: ['rule', 'reason', 'expires'],
         properties: {
           rule: { type: 'string', minLength: 1 },
-          operation: { type: 'string', pattern: '^(GET|PUT|POST|DELETE|OPTIONS|HEAD|PATCH|TRACE) (/|webhook:)' },
+          // any method (3.2: QUERY, and additionalOperations' own), then a path or a webhook
+          operation: { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (/|webhook:)" },
           pointer: { type: 'string', pattern: '^(/.*)?$' },
           reason: { type: 'string', minLength: 1 },
           expires: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },

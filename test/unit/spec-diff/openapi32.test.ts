@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { diffDocuments, loadDocument } from '../../../scripts/spec-diff';
+import { applyAccepted, readAccepted } from '../../../scripts/spec-diff/accepted';
 import { type Edit, type Json, TODAY, base, create, list, ok, reqBody, resBody } from '../../support/specDiffPairs';
 
 const v32 = (): Json => ({ ...base(), openapi: '3.2.0' });
@@ -64,6 +65,20 @@ describe('OpenAPI 3.2: QUERY and additionalOperations', () => {
       'QUERY /things operation-removed error',
       'Query /things operation-added info',
     ]);
+  });
+
+  test('when spec/accepted-changes.yaml names a QUERY or custom-method operation, then the entry is read and matches it', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'accepted-32-')), 'accepted.yaml');
+    writeFileSync(file, 'accepted:\n  - { rule: operation-removed, operation: QUERY /things, reason: retired, expires: 2099-01-31 }\n');
+    const o = v32();
+    things(o).query = search();
+    const n = structuredClone(o);
+    delete things(n).query;
+    const { changes, problems } = applyAccepted(diffDocuments(o, n, { today: TODAY }), readAccepted(file), TODAY, file);
+    expect({ problems, accepted: changes.map((c) => [c.rule, c.accepted?.reason]) }).toEqual({
+      problems: [],
+      accepted: [['operation-removed', 'retired']],
+    });
   });
 
   test('when the body a QUERY operation takes is tightened or loosened, then it is graded as a request', () => {
