@@ -321,7 +321,7 @@ function compareQueryString(o: Operation, n: Operation, ctx: Ctx): Set<string> {
   const [gone, come] = toOne ? [oq.filter(([k]) => !n.params.has(k)), nqs] : [oqs, nq.filter(([k]) => !o.params.has(k))];
   ctx.push(
     'request-parameter-serialisation-changed',
-    come[0]![1].pointer,
+    come[0]?.[1].pointer ?? n.pointer,
     toOne
       ? `the query parameters ${names(gone)} are now one querystring parameter ${names(come)} (the whole query string, as its content says)`
       : `the querystring parameter ${names(gone)} is now the query parameters ${names(come)}`,

@@ -113,6 +113,13 @@ describe('OpenAPI 3.2: querystring parameters and the cookie style', () => {
     ]);
   });
 
+  test('when a document mixes query and querystring parameters (which 3.2 forbids), then it is still compared, not refused', () => {
+    const both = (d: Json) => list(d).parameters.push(qs(form));
+    expect(graded(both, (d) => (list(d).parameters = (list(d).parameters as Json[]).filter((p) => p.in !== 'querystring')))).toEqual([
+      'GET /things request-parameter-serialisation-changed error',
+    ]);
+  });
+
   test("when a querystring parameter's content schema changes, then it is graded as a request body, both ways", () => {
     const tighter = { ...form, properties: { ...form.properties, limit: { type: 'integer', maximum: 50 } } };
     expect(graded(querystring(form), querystring(tighter))).toEqual(['GET /things request-maximum-lowered error']);
