@@ -17,14 +17,12 @@ export const POLICY_LEVELS: readonly PolicyLevel[] = ['error', 'warning', 'info'
 export interface PolicyEntry {
   level: PolicyLevel;
   reason: string;
-  /** The file that set it (a preset's, or the team's). */
-  file: string;
 }
 
 /** The levels a policy sets, by rule id; the rules it does not name keep the table's level. */
 export type Policy = ReadonlyMap<string, PolicyEntry>;
 
-/** The presets `extends` may name, each a policy file shipped beside this module. */
+/** The presets `extends` may name, each a policy file in policies/ (which extends none). */
 export const PRESETS = ['oasdiff'] as const;
 
 export class PolicyFileError extends Error {
@@ -40,10 +38,16 @@ const presetFile = (name: string) => path.join(projectRoot, 'scripts', 'spec-dif
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads a policy file (and the preset it extends); its own entries override the preset's. */
-export function readPolicy(file: string, seen: string[] = []): Policy {
+export function readPolicy(file: string): Policy {
+  let text: string;
   let data: unknown;
   try {
-    data = parseYaml(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new PolicyFileError(file, `cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  try {
+    data = parseYaml(text);
   } catch (err) {
     throw new PolicyFileError(file, `cannot be read as YAML: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -56,9 +60,7 @@ export function readPolicy(file: string, seen: string[] = []): Policy {
     const name = data.extends;
     if (typeof name !== 'string' || !(PRESETS as readonly string[]).includes(name))
       throw new PolicyFileError(file, `/extends: ${JSON.stringify(name)} is no preset (presets: ${PRESETS.join(', ')})`);
-    const from = presetFile(name);
-    if (seen.includes(from)) throw new PolicyFileError(file, `/extends: ${name} extends itself`);
-    for (const [id, entry] of readPolicy(from, [...seen, from])) policy.set(id, entry);
+    for (const [id, entry] of readPolicy(presetFile(name))) policy.set(id, entry);
   }
   const rules = data.rules ?? {};
   if (!isObject(rules)) throw new PolicyFileError(file, '/rules must map rule ids to { level, reason }');
@@ -72,7 +74,7 @@ export function readPolicy(file: string, seen: string[] = []): Policy {
       throw new PolicyFileError(file, `${at}/level must be one of ${POLICY_LEVELS.join(', ')}, got ${JSON.stringify(entry.level)}`);
     if (typeof entry.reason !== 'string' || entry.reason.trim() === '')
       throw new PolicyFileError(file, `${at}/reason is missing: say why the team grades ${id} as ${String(entry.level)}`);
-    policy.set(id, { level: entry.level as PolicyLevel, reason: entry.reason.trim(), file });
+    policy.set(id, { level: entry.level as PolicyLevel, reason: entry.reason.trim() });
   }
   return policy;
 }
