@@ -202,13 +202,18 @@ export async function checkRelease(specFile: string, dir = releasedDir, today = 
   const acceptedFile = acceptedFileFor(specFile);
   // The same gate as the pull request's spec diff (scripts/spec-diff/gate.ts), in the release's scope.
   const policy = policyBeside(specFile);
-  const { changes, off, problems, used, failing } = gate(released, doc, {
+  const {
+    changes,
+    off,
+    problems,
+    used,
+    failing: breaking,
+  } = gate(released, doc, {
     today,
     ...(policy ? { policy } : {}),
     accepted: { entries: readAccepted(acceptedFile), file: rel(acceptedFile) },
     scope: 'release',
   });
-  const breaking = failing;
   // Errors and warnings in full; the info findings counted (npm run spec:diff lists them).
   const shown = changes.filter((c) => c.level !== 'info');
   const report =

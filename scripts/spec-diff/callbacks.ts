@@ -8,11 +8,9 @@
  */
 import type { Ctx } from './context';
 import { removal } from './deprecation';
-import { type Json, ptr } from './load';
+import { isObject, type Json, ptr } from './load';
 import { type Operation, operationsOfItems } from './operations';
 import { compareWebhook } from './webhooks';
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The operations of one callback of an operation, keyed `METHOD callback:name:expression`. */
 function callbackOperations(op: Operation, name: string): Map<string, Operation> {
@@ -26,10 +24,9 @@ function callbackOperations(op: Operation, name: string): Map<string, Operation>
   );
 }
 
-/** Findings on the declaring operation, each message naming the callback. */
-const about = (ctx: Ctx, cb: Operation): Ctx => {
-  const [, name = '', expression = ''] = /^\S+ callback:([^:]*):(.*)$/.exec(cb.label) ?? [];
-  const label = `callback ${name} ${cb.method} ${expression}`;
+/** Findings on the declaring operation, each message naming the callback (`cb.name` is its runtime expression). */
+const about = (ctx: Ctx, name: string, cb: Operation): Ctx => {
+  const label = `callback ${name} ${cb.method} ${cb.name}`;
   return { ...ctx, push: (rule, pointer, message, side) => ctx.push(rule, pointer, `${label}: ${message}`, side) };
 };
 
@@ -40,9 +37,9 @@ export function compareCallbacks(oldDoc: Json, newDoc: Json, o: Operation, n: Op
     const after = callbackOperations(n, name);
     for (const [key, cb] of before) {
       const now = after.get(key);
-      if (now) compareWebhook(oldDoc, newDoc, cb, now, about(ctx, now));
-      else removal('webhook', 'callback-removed', cb.op, cb.pointer, 'the callback', about(ctx, cb));
+      if (now) compareWebhook(oldDoc, newDoc, cb, now, about(ctx, name, now));
+      else removal('webhook', 'callback-removed', cb.op, cb.pointer, 'the callback', about(ctx, name, cb));
     }
-    for (const [key, cb] of after) if (!before.has(key)) about(ctx, cb).push('callback-added', cb.pointer, 'callback added');
+    for (const [key, cb] of after) if (!before.has(key)) about(ctx, name, cb).push('callback-added', cb.pointer, 'callback added');
   }
 }

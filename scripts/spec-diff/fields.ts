@@ -7,7 +7,7 @@
  */
 import type { Ctx } from './context';
 import { METHODS } from '../../src/contract/methods';
-import { esc, type Json, ptr } from './load';
+import { esc, isObject, type Json, ptr } from './load';
 import { canonical } from './schema';
 
 /** The fields of each object the comparers grade, and those that only document it. */
@@ -26,7 +26,6 @@ export const FIELDS = {
   header: { read: ['required', 'deprecated', 'schema', 'content', 'style', 'explode'], docs: ['description', 'example', 'examples'] },
 } as const satisfies Record<string, { read: readonly string[]; docs: readonly string[] }>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const changed = (a: unknown, b: unknown) => canonical(a ?? null) !== canonical(b ?? null);
 
 /** The documentation fields of an object: a description is `description-changed`, the rest `documentation-changed`. */

@@ -4,7 +4,7 @@
  * that carry an extension with a truthy value (`--filter-extension x-internal`). The same
  * filter is applied to both documents, so what is left out is neither added nor removed.
  */
-import type { Json } from './load';
+import { isObject, type Json } from './load';
 import { operationKeysOf } from './operations';
 
 export interface DocumentFilter {
@@ -12,8 +12,6 @@ export interface DocumentFilter {
   unmatchPath?: RegExp;
   extension?: string;
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A path item without the operations the extension marks; undefined when the item itself is marked or nothing is left. */
 function kept(item: unknown, extension: string | undefined): unknown {

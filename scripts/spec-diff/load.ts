@@ -11,6 +11,9 @@ import { hasExternalRef } from '../../src/contract/externalRefs';
 
 export type Json = Record<string, any>;
 
+/** A JSON object (not an array, not null): what a document's objects are read as. */
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** The name that reads a document from stdin. */
 export const STDIN = '-';
 

@@ -5,7 +5,7 @@
 import { METHODS } from '../../src/contract/methods';
 import { basePathOfUrl } from '../../src/contract/basePath';
 import { STABILITY_RANK, type StabilityLevel, isStabilityLevel } from './extensions';
-import { esc, type Json, ptr } from './load';
+import { esc, isObject, type Json, ptr } from './load';
 import type { Ctx } from './context';
 import { compareDeprecation, removal } from './deprecation';
 import { compareRest } from './fields';
@@ -203,8 +203,6 @@ function compareParameter(p: Json, np: Json, at: string, ctx: Ctx): void {
   compareSchema(forOldClients(o.schema), forOldClients(n.schema), 'request', `${at}${n.at}`, ns.content ? ctx : { ...ctx, textual: true });
   compareRest(p, np, 'parameter', at, name, ctx);
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The media types of a request body or a response. */
 export function compareContent(oc: Json, nc: Json, dir: Direction, at: string, ctx: Ctx, what: string): void {

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseYaml } from './load';
+import { isObject, parseYaml } from './load';
 import { projectRoot } from '../../src/paths';
 import { type Level, RULES } from './rules';
 
@@ -34,8 +34,6 @@ export class PolicyFileError extends Error {
 
 /** A preset's file: in the source tree, whether this module runs from it or compiled into dist/spec-diff/. */
 const presetFile = (name: string) => path.join(projectRoot, 'scripts', 'spec-diff', 'policies', `${name}.yaml`);
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads a policy file (and the preset it extends); its own entries override the preset's. */
 export function readPolicy(file: string): Policy {
