@@ -9,6 +9,11 @@ import { getReadiness } from '../src/handlers/getReadiness';
 import { listPets } from '../src/handlers/listPets';
 import { createPet } from '../src/handlers/createPet';
 import { getPet } from '../src/handlers/getPet';
+import { listWebhookEndpoints } from '../src/handlers/listWebhookEndpoints';
+import { createWebhookEndpoint } from '../src/handlers/createWebhookEndpoint';
+import { getWebhookEndpoint } from '../src/handlers/getWebhookEndpoint';
+import { deleteWebhookEndpoint } from '../src/handlers/deleteWebhookEndpoint';
+import { rotateWebhookEndpointSecret } from '../src/handlers/rotateWebhookEndpointSecret';
 
 export const handlers = {
   getHealth,
@@ -16,4 +21,9 @@ export const handlers = {
   listPets,
   createPet,
   getPet,
+  listWebhookEndpoints,
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
 } satisfies { [Op in OperationId]: OperationHandler<Op> };

@@ -671,5 +671,762 @@ export const mcpTools: readonly McpTool[] = [
         "pets:read"
       ]
     ]
+  },
+  {
+    "name": "listWebhookEndpoints",
+    "title": "List your webhook endpoints",
+    "description": "List your webhook endpoints\n\nThe webhook endpoints of the API key's client (every key of the client sees the\nsame ones; no client sees another's), oldest first: at most 20, so one page holds\nthem all. Secrets are never shown here.\n\nNeeds a key with the scope `webhooks:manage`.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {},
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "integer",
+          "enum": [
+            200
+          ],
+          "description": "The HTTP status of the operation's answer."
+        },
+        "headers": {
+          "type": "object",
+          "properties": {
+            "RateLimit-Policy": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";q=[0-9]+;w=[0-9]+$",
+              "description": "The quota of the API key's client, shared by all of its keys\n(draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`\nseconds. Sent when rate limiting is on."
+            },
+            "RateLimit": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";r=[0-9]+;t=[0-9]+$",
+              "description": "What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests\nremaining, `t` seconds until the window resets. Sent when rate limiting is on. A\nconditional read answered 304 is not counted: its `r` is what was left before it."
+            },
+            "API-Key-Expiration": {
+              "type": "string",
+              "maxLength": 29,
+              "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+              "description": "When the API key this request was made with expires, as an HTTP date (RFC 9110\n§5.6.7); absent for a key that does not expire. After that moment the key is refused\nwith 401: make a successor before it (`npm run keys -- rotate`)."
+            }
+          },
+          "additionalProperties": false,
+          "description": "The response headers the spec documents."
+        },
+        "body": {
+          "type": "array",
+          "description": "A client's webhook endpoints, at most 20.",
+          "maxItems": 20,
+          "items": {
+            "type": "object",
+            "description": "A webhook endpoint as its owner sees it; never its secret.",
+            "required": [
+              "id",
+              "url",
+              "events",
+              "status",
+              "createdAt"
+            ],
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "The endpoint's identifier.",
+                "pattern": "^we_[0-9A-Za-z]{16}$",
+                "maxLength": 19
+              },
+              "url": {
+                "type": "string",
+                "format": "uri",
+                "description": "Where events are POSTed.",
+                "maxLength": 2048
+              },
+              "events": {
+                "type": "array",
+                "description": "The events sent to it.",
+                "maxItems": 10,
+                "items": {
+                  "type": "string",
+                  "description": "An event a webhook endpoint can subscribe to; `pet.created` is the `petCreated` webhook.",
+                  "enum": [
+                    "pet.created"
+                  ]
+                }
+              },
+              "description": {
+                "type": "string",
+                "description": "What the endpoint is for.",
+                "maxLength": 500,
+                "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+              },
+              "status": {
+                "type": "string",
+                "description": "`enabled`, deliveries are made; `disabled`, none is (deliveries waiting resume if it\nis enabled again within their 3 days), and `disabledReason` says why.\n",
+                "enum": [
+                  "enabled",
+                  "disabled"
+                ]
+              },
+              "disabledReason": {
+                "type": "string",
+                "description": "Why the endpoint is disabled (every delivery failed for 3 days; or an operator disabled it).",
+                "maxLength": 1000
+              },
+              "createdAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When it was created.",
+                "maxLength": 32
+              }
+            }
+          }
+        }
+      },
+      "required": [
+        "status",
+        "headers"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "title": "List your webhook endpoints",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "call": {
+      "method": "GET",
+      "path": "/v1/webhook-endpoints",
+      "arguments": [],
+      "successes": [
+        200
+      ],
+      "pages": false
+    },
+    "scopes": [
+      [
+        "webhooks:manage"
+      ]
+    ]
+  },
+  {
+    "name": "createWebhookEndpoint",
+    "title": "Subscribe an endpoint to events",
+    "description": "Subscribe an endpoint to events\n\nRegisters a URL to which the service POSTs each event named in `events` (the\n`petCreated` webhook of this document), signed as Standard Webhooks signs: the\n`webhook-id`, `webhook-timestamp` and `webhook-signature` headers. The answer holds\nthe endpoint's signing `secret` (`whsec_…`): it is shown here and at rotation,\nnever again.\n\nThe URL is `https` (`http` only where the operator set\n`WEBHOOK_ALLOW_PRIVATE_TARGETS=true`, for local development), without user\ninformation or a fragment, and names no loopback, private, link-local or\ncloud-metadata address; a name is checked again on the address each delivery\nconnects to. A client has at most 20 endpoints: a 21st is refused with 400.\n\nNeeds a key with the scope `webhooks:manage`.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "body": {
+          "type": "object",
+          "description": "The request body, a JSON value as the operation takes it.",
+          "required": [
+            "url",
+            "events"
+          ],
+          "properties": {
+            "url": {
+              "type": "string",
+              "format": "uri",
+              "description": "Where events are POSTed: an absolute `https` URL of at most 2048 characters, naming\nno loopback, private, link-local or cloud-metadata address.\n",
+              "minLength": 1,
+              "maxLength": 2048
+            },
+            "events": {
+              "type": "array",
+              "description": "The events to send to it, each once.",
+              "minItems": 1,
+              "maxItems": 10,
+              "uniqueItems": true,
+              "items": {
+                "type": "string",
+                "description": "An event a webhook endpoint can subscribe to; `pet.created` is the `petCreated` webhook.",
+                "enum": [
+                  "pet.created"
+                ]
+              }
+            },
+            "description": {
+              "type": "string",
+              "description": "What the endpoint is for, for its owner; at most 500 characters, no control characters.",
+              "maxLength": 500,
+              "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+            }
+          }
+        }
+      },
+      "required": [
+        "body"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "integer",
+          "enum": [
+            201
+          ],
+          "description": "The HTTP status of the operation's answer."
+        },
+        "headers": {
+          "type": "object",
+          "properties": {
+            "RateLimit-Policy": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";q=[0-9]+;w=[0-9]+$",
+              "description": "The quota of the API key's client, shared by all of its keys\n(draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`\nseconds. Sent when rate limiting is on."
+            },
+            "RateLimit": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";r=[0-9]+;t=[0-9]+$",
+              "description": "What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests\nremaining, `t` seconds until the window resets. Sent when rate limiting is on. A\nconditional read answered 304 is not counted: its `r` is what was left before it."
+            },
+            "API-Key-Expiration": {
+              "type": "string",
+              "maxLength": 29,
+              "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+              "description": "When the API key this request was made with expires, as an HTTP date (RFC 9110\n§5.6.7); absent for a key that does not expire. After that moment the key is refused\nwith 401: make a successor before it (`npm run keys -- rotate`)."
+            }
+          },
+          "additionalProperties": false,
+          "description": "The response headers the spec documents."
+        },
+        "body": {
+          "description": "A new endpoint and its signing secret, shown this once.",
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A webhook endpoint as its owner sees it; never its secret.",
+              "required": [
+                "id",
+                "url",
+                "events",
+                "status",
+                "createdAt"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "description": "The endpoint's identifier.",
+                  "pattern": "^we_[0-9A-Za-z]{16}$",
+                  "maxLength": 19
+                },
+                "url": {
+                  "type": "string",
+                  "format": "uri",
+                  "description": "Where events are POSTed.",
+                  "maxLength": 2048
+                },
+                "events": {
+                  "type": "array",
+                  "description": "The events sent to it.",
+                  "maxItems": 10,
+                  "items": {
+                    "type": "string",
+                    "description": "An event a webhook endpoint can subscribe to; `pet.created` is the `petCreated` webhook.",
+                    "enum": [
+                      "pet.created"
+                    ]
+                  }
+                },
+                "description": {
+                  "type": "string",
+                  "description": "What the endpoint is for.",
+                  "maxLength": 500,
+                  "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+                },
+                "status": {
+                  "type": "string",
+                  "description": "`enabled`, deliveries are made; `disabled`, none is (deliveries waiting resume if it\nis enabled again within their 3 days), and `disabledReason` says why.\n",
+                  "enum": [
+                    "enabled",
+                    "disabled"
+                  ]
+                },
+                "disabledReason": {
+                  "type": "string",
+                  "description": "Why the endpoint is disabled (every delivery failed for 3 days; or an operator disabled it).",
+                  "maxLength": 1000
+                },
+                "createdAt": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was created.",
+                  "maxLength": 32
+                }
+              }
+            },
+            {
+              "type": "object",
+              "required": [
+                "secret"
+              ],
+              "properties": {
+                "secret": {
+                  "type": "string",
+                  "description": "A signing secret: `whsec_` and the base64 of 32 random bytes, which are the HMAC key.\nKeep it as a password is kept.\n",
+                  "pattern": "^whsec_[A-Za-z0-9+/]{43}=$",
+                  "maxLength": 50
+                }
+              }
+            }
+          ]
+        }
+      },
+      "required": [
+        "status",
+        "headers"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "title": "Subscribe an endpoint to events",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "call": {
+      "method": "POST",
+      "path": "/v1/webhook-endpoints",
+      "arguments": [],
+      "body": "body",
+      "successes": [
+        201
+      ],
+      "pages": false
+    },
+    "scopes": [
+      [
+        "webhooks:manage"
+      ]
+    ]
+  },
+  {
+    "name": "getWebhookEndpoint",
+    "title": "Fetch one of your webhook endpoints",
+    "description": "Fetch one of your webhook endpoints\n\nThe endpoint, with its last delivery attempts (newest first, at most 10): when a\ndelivery fails, or the service disabled the endpoint, this says why. Another\nclient's endpoint is answered 404, as one that does not exist.\n\nNeeds a key with the scope `webhooks:manage`.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "endpointId": {
+          "type": "string",
+          "pattern": "^we_[0-9A-Za-z]{16}$",
+          "maxLength": 19,
+          "description": "A webhook endpoint's identifier, as `createWebhookEndpoint` returned it."
+        }
+      },
+      "required": [
+        "endpointId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "integer",
+          "enum": [
+            200
+          ],
+          "description": "The HTTP status of the operation's answer."
+        },
+        "headers": {
+          "type": "object",
+          "properties": {
+            "RateLimit-Policy": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";q=[0-9]+;w=[0-9]+$",
+              "description": "The quota of the API key's client, shared by all of its keys\n(draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`\nseconds. Sent when rate limiting is on."
+            },
+            "RateLimit": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";r=[0-9]+;t=[0-9]+$",
+              "description": "What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests\nremaining, `t` seconds until the window resets. Sent when rate limiting is on. A\nconditional read answered 304 is not counted: its `r` is what was left before it."
+            },
+            "API-Key-Expiration": {
+              "type": "string",
+              "maxLength": 29,
+              "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+              "description": "When the API key this request was made with expires, as an HTTP date (RFC 9110\n§5.6.7); absent for a key that does not expire. After that moment the key is refused\nwith 401: make a successor before it (`npm run keys -- rotate`)."
+            }
+          },
+          "additionalProperties": false,
+          "description": "The response headers the spec documents."
+        },
+        "body": {
+          "description": "An endpoint and its last delivery attempts.",
+          "allOf": [
+            {
+              "type": "object",
+              "description": "A webhook endpoint as its owner sees it; never its secret.",
+              "required": [
+                "id",
+                "url",
+                "events",
+                "status",
+                "createdAt"
+              ],
+              "properties": {
+                "id": {
+                  "type": "string",
+                  "description": "The endpoint's identifier.",
+                  "pattern": "^we_[0-9A-Za-z]{16}$",
+                  "maxLength": 19
+                },
+                "url": {
+                  "type": "string",
+                  "format": "uri",
+                  "description": "Where events are POSTed.",
+                  "maxLength": 2048
+                },
+                "events": {
+                  "type": "array",
+                  "description": "The events sent to it.",
+                  "maxItems": 10,
+                  "items": {
+                    "type": "string",
+                    "description": "An event a webhook endpoint can subscribe to; `pet.created` is the `petCreated` webhook.",
+                    "enum": [
+                      "pet.created"
+                    ]
+                  }
+                },
+                "description": {
+                  "type": "string",
+                  "description": "What the endpoint is for.",
+                  "maxLength": 500,
+                  "pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+                },
+                "status": {
+                  "type": "string",
+                  "description": "`enabled`, deliveries are made; `disabled`, none is (deliveries waiting resume if it\nis enabled again within their 3 days), and `disabledReason` says why.\n",
+                  "enum": [
+                    "enabled",
+                    "disabled"
+                  ]
+                },
+                "disabledReason": {
+                  "type": "string",
+                  "description": "Why the endpoint is disabled (every delivery failed for 3 days; or an operator disabled it).",
+                  "maxLength": 1000
+                },
+                "createdAt": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "When it was created.",
+                  "maxLength": 32
+                }
+              }
+            },
+            {
+              "type": "object",
+              "required": [
+                "recentAttempts"
+              ],
+              "properties": {
+                "recentAttempts": {
+                  "type": "array",
+                  "description": "The last delivery attempts to it, newest first.",
+                  "maxItems": 10,
+                  "items": {
+                    "type": "object",
+                    "description": "One attempt to deliver an event to an endpoint.",
+                    "required": [
+                      "eventId",
+                      "at",
+                      "outcome",
+                      "durationMs"
+                    ],
+                    "properties": {
+                      "eventId": {
+                        "type": "string",
+                        "description": "The event's `id` (its `webhook-id`).",
+                        "pattern": "^evt_[0-9A-Za-z]{24}$",
+                        "maxLength": 28
+                      },
+                      "at": {
+                        "type": "string",
+                        "format": "date-time",
+                        "description": "When the attempt started.",
+                        "maxLength": 32
+                      },
+                      "outcome": {
+                        "type": "string",
+                        "description": "`delivered` (a 2xx); `http_status` (another status); `timeout` (no answer within\n10 s); `connection_failed`; `refused_target` (the URL's name led to an address\nevents are never sent to).\n",
+                        "enum": [
+                          "delivered",
+                          "http_status",
+                          "timeout",
+                          "connection_failed",
+                          "refused_target"
+                        ]
+                      },
+                      "status": {
+                        "type": "integer",
+                        "description": "The receiver's HTTP status, when it answered.",
+                        "minimum": 100,
+                        "maximum": 599
+                      },
+                      "durationMs": {
+                        "type": "integer",
+                        "description": "How long the attempt took, in milliseconds.",
+                        "minimum": 0,
+                        "maximum": 2147483647
+                      },
+                      "error": {
+                        "type": "string",
+                        "description": "What went wrong, when it did, in the service's words.",
+                        "maxLength": 500
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          ]
+        }
+      },
+      "required": [
+        "status",
+        "headers"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "title": "Fetch one of your webhook endpoints",
+      "readOnlyHint": true,
+      "destructiveHint": false,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "call": {
+      "method": "GET",
+      "path": "/v1/webhook-endpoints/{endpointId}",
+      "arguments": [
+        {
+          "argument": "endpointId",
+          "in": "path",
+          "name": "endpointId"
+        }
+      ],
+      "successes": [
+        200
+      ],
+      "pages": false
+    },
+    "scopes": [
+      [
+        "webhooks:manage"
+      ]
+    ]
+  },
+  {
+    "name": "deleteWebhookEndpoint",
+    "title": "Delete one of your webhook endpoints",
+    "description": "Delete one of your webhook endpoints\n\nStops every delivery to the endpoint, including those waiting for a retry, and\nforgets it. Another client's endpoint is answered 404.\n\nNeeds a key with the scope `webhooks:manage`.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "endpointId": {
+          "type": "string",
+          "pattern": "^we_[0-9A-Za-z]{16}$",
+          "maxLength": 19,
+          "description": "A webhook endpoint's identifier, as `createWebhookEndpoint` returned it."
+        }
+      },
+      "required": [
+        "endpointId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "integer",
+          "enum": [
+            204
+          ],
+          "description": "The HTTP status of the operation's answer."
+        },
+        "headers": {
+          "type": "object",
+          "properties": {
+            "RateLimit-Policy": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";q=[0-9]+;w=[0-9]+$",
+              "description": "The quota of the API key's client, shared by all of its keys\n(draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`\nseconds. Sent when rate limiting is on."
+            },
+            "RateLimit": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";r=[0-9]+;t=[0-9]+$",
+              "description": "What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests\nremaining, `t` seconds until the window resets. Sent when rate limiting is on. A\nconditional read answered 304 is not counted: its `r` is what was left before it."
+            },
+            "API-Key-Expiration": {
+              "type": "string",
+              "maxLength": 29,
+              "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+              "description": "When the API key this request was made with expires, as an HTTP date (RFC 9110\n§5.6.7); absent for a key that does not expire. After that moment the key is refused\nwith 401: make a successor before it (`npm run keys -- rotate`)."
+            }
+          },
+          "additionalProperties": false,
+          "description": "The response headers the spec documents."
+        }
+      },
+      "required": [
+        "status",
+        "headers"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "title": "Delete one of your webhook endpoints",
+      "readOnlyHint": false,
+      "destructiveHint": true,
+      "idempotentHint": true,
+      "openWorldHint": false
+    },
+    "call": {
+      "method": "DELETE",
+      "path": "/v1/webhook-endpoints/{endpointId}",
+      "arguments": [
+        {
+          "argument": "endpointId",
+          "in": "path",
+          "name": "endpointId"
+        }
+      ],
+      "successes": [
+        204
+      ],
+      "pages": false
+    },
+    "scopes": [
+      [
+        "webhooks:manage"
+      ]
+    ]
+  },
+  {
+    "name": "rotateWebhookEndpointSecret",
+    "title": "Rotate an endpoint's signing secret",
+    "description": "Rotate an endpoint's signing secret\n\nMakes a new signing secret and returns it (shown this once). For 24 hours the old\nsecret keeps signing beside the new one (each delivery carries both signatures in\n`webhook-signature`), so a receiver can switch at its own pace; a second rotation\nwithin those hours ends the old one's grace at once. No request body.\n\nNeeds a key with the scope `webhooks:manage`.",
+    "inputSchema": {
+      "type": "object",
+      "properties": {
+        "endpointId": {
+          "type": "string",
+          "pattern": "^we_[0-9A-Za-z]{16}$",
+          "maxLength": 19,
+          "description": "A webhook endpoint's identifier, as `createWebhookEndpoint` returned it."
+        }
+      },
+      "required": [
+        "endpointId"
+      ],
+      "additionalProperties": false
+    },
+    "outputSchema": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "integer",
+          "enum": [
+            200
+          ],
+          "description": "The HTTP status of the operation's answer."
+        },
+        "headers": {
+          "type": "object",
+          "properties": {
+            "RateLimit-Policy": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";q=[0-9]+;w=[0-9]+$",
+              "description": "The quota of the API key's client, shared by all of its keys\n(draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w`\nseconds. Sent when rate limiting is on."
+            },
+            "RateLimit": {
+              "type": "string",
+              "maxLength": 64,
+              "pattern": "^\"per-key\";r=[0-9]+;t=[0-9]+$",
+              "description": "What is left of the quota (draft-ietf-httpapi-ratelimit-headers): `r` requests\nremaining, `t` seconds until the window resets. Sent when rate limiting is on. A\nconditional read answered 304 is not counted: its `r` is what was left before it."
+            },
+            "API-Key-Expiration": {
+              "type": "string",
+              "maxLength": 29,
+              "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+              "description": "When the API key this request was made with expires, as an HTTP date (RFC 9110\n§5.6.7); absent for a key that does not expire. After that moment the key is refused\nwith 401: make a successor before it (`npm run keys -- rotate`)."
+            }
+          },
+          "additionalProperties": false,
+          "description": "The response headers the spec documents."
+        },
+        "body": {
+          "type": "object",
+          "description": "An endpoint's new signing secret.",
+          "required": [
+            "secret",
+            "previousSecretExpiresAt"
+          ],
+          "properties": {
+            "secret": {
+              "type": "string",
+              "description": "A signing secret: `whsec_` and the base64 of 32 random bytes, which are the HMAC key.\nKeep it as a password is kept.\n",
+              "pattern": "^whsec_[A-Za-z0-9+/]{43}=$",
+              "maxLength": 50
+            },
+            "previousSecretExpiresAt": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Until when the previous secret signs beside this one.",
+              "maxLength": 32
+            }
+          }
+        }
+      },
+      "required": [
+        "status",
+        "headers"
+      ],
+      "additionalProperties": false
+    },
+    "annotations": {
+      "title": "Rotate an endpoint's signing secret",
+      "readOnlyHint": false,
+      "destructiveHint": false,
+      "idempotentHint": false,
+      "openWorldHint": false
+    },
+    "call": {
+      "method": "POST",
+      "path": "/v1/webhook-endpoints/{endpointId}/rotate-secret",
+      "arguments": [
+        {
+          "argument": "endpointId",
+          "in": "path",
+          "name": "endpointId"
+        }
+      ],
+      "successes": [
+        200
+      ],
+      "pages": false
+    },
+    "scopes": [
+      [
+        "webhooks:manage"
+      ]
+    ]
   }
 ];

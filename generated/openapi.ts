@@ -126,8 +126,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description The webhook endpoints of the API key's client (every key of the client sees the
+         *     same ones; no client sees another's), oldest first: at most 20, so one page holds
+         *     them all. Secrets are never shown here.
+         *
+         *     Needs a key with the scope `webhooks:manage`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to events
+         * @description Registers a URL to which the service POSTs each event named in `events` (the
+         *     `petCreated` webhook of this document), signed as Standard Webhooks signs: the
+         *     `webhook-id`, `webhook-timestamp` and `webhook-signature` headers. The answer holds
+         *     the endpoint's signing `secret` (`whsec_…`): it is shown here and at rotation,
+         *     never again.
+         *
+         *     The URL is `https` (`http` only where the operator set
+         *     `WEBHOOK_ALLOW_PRIVATE_TARGETS=true`, for local development), without user
+         *     information or a fragment, and names no loopback, private, link-local or
+         *     cloud-metadata address; a name is checked again on the address each delivery
+         *     connects to. A client has at most 20 endpoints: a 21st is refused with 400.
+         *
+         *     Needs a key with the scope `webhooks:manage`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch one of your webhook endpoints
+         * @description The endpoint, with its last delivery attempts (newest first, at most 10): when a
+         *     delivery fails, or the service disabled the endpoint, this says why. Another
+         *     client's endpoint is answered 404, as one that does not exist.
+         *
+         *     Needs a key with the scope `webhooks:manage`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of your webhook endpoints
+         * @description Stops every delivery to the endpoint, including those waiting for a retry, and
+         *     forgets it. Another client's endpoint is answered 404.
+         *
+         *     Needs a key with the scope `webhooks:manage`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Makes a new signing secret and returns it (shown this once). For 24 hours the old
+         *     secret keeps signing beside the new one (each delivery carries both signatures in
+         *     `webhook-signature`), so a receiver can switch at its own pace; a second rotation
+         *     within those hours ends the old one's grace at once. No request body.
+         *
+         *     Needs a key with the scope `webhooks:manage`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    petCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An animal was added
+         * @description Sent to every enabled endpoint subscribed to `pet.created` once an animal's create
+         *     has committed: every create answered 201 is sent, and none answered otherwise. The
+         *     body is the event; `data` is the animal as `getPet` returns it.
+         *
+         *     Signed as Standard Webhooks signs (any of its libraries verifies it): `webhook-id` is
+         *     the event's `id`, `webhook-timestamp` the sending time in Unix seconds, and
+         *     `webhook-signature` one or more space-separated `v1,<base64>` values, each the
+         *     HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under a secret of the
+         *     endpoint (the bytes of its `whsec_` value, base64-decoded).
+         *
+         *     Delivered at least once: any 2xx within 10 seconds is delivered; anything else
+         *     (another status, no answer, a refused connection) is retried after 5 s, 5 min,
+         *     30 min, 2 h, 5 h and 10 h, then every 10 h until 3 days after the event, and then
+         *     marked failed. A retry carries the same `webhook-id` and body, so a receiver
+         *     deduplicates on it. Events are not ordered: a retry may arrive after a later
+         *     event. Redirects are not followed; at most 4 KiB of the answer is read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's `id`, the same on every attempt and replay. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in seconds since the Unix epoch. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per secret in force. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_2b9Xq0fLw7Hc4TnRk1Pz8aYd",
+                     *       "type": "pet.created",
+                     *       "createdAt": "2026-11-27T10:04:59.871Z",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "Rex",
+                     *         "categoryId": 1,
+                     *         "status": "available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PetCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received. Any 2xx status means the same; its body is not read. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not received; the event is sent again later. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -234,8 +420,143 @@ export interface components {
             /** @description A sentence saying what is wrong with this field. */
             detail: string;
         };
+        /**
+         * @description An event a webhook endpoint can subscribe to; `pet.created` is the `petCreated` webhook.
+         * @enum {string}
+         */
+        WebhookEventType: "pet.created";
+        /** @description An endpoint to subscribe. Unknown properties are ignored. */
+        NewWebhookEndpoint: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed: an absolute `https` URL of at most 2048 characters, naming
+             *     no loopback, private, link-local or cloud-metadata address.
+             */
+            url: string;
+            /** @description The events to send to it, each once. */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description What the endpoint is for, for its owner; at most 500 characters, no control characters. */
+            description?: string;
+        };
+        /** @description A webhook endpoint as its owner sees it; never its secret. */
+        WebhookEndpoint: {
+            /** @description The endpoint's identifier. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where events are POSTed.
+             */
+            url: string;
+            /** @description The events sent to it. */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description What the endpoint is for. */
+            description?: string;
+            /**
+             * @description `enabled`, deliveries are made; `disabled`, none is (deliveries waiting resume if it
+             *     is enabled again within their 3 days), and `disabledReason` says why.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint is disabled (every delivery failed for 3 days; or an operator disabled it). */
+            disabledReason?: string;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            createdAt: string;
+        };
+        /** @description A client's webhook endpoints, at most 20. */
+        WebhookEndpoints: components["schemas"]["WebhookEndpoint"][];
+        /** @description A new endpoint and its signing secret, shown this once. */
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * @description A signing secret: `whsec_` and the base64 of 32 random bytes, which are the HMAC key.
+         *     Keep it as a password is kept.
+         */
+        WebhookSecret: string;
+        /** @description An endpoint and its last delivery attempts. */
+        WebhookEndpointDetail: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The last delivery attempts to it, newest first. */
+            recentAttempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description One attempt to deliver an event to an endpoint. */
+        WebhookAttempt: {
+            /** @description The event's `id` (its `webhook-id`). */
+            eventId: string;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            at: string;
+            /**
+             * @description `delivered` (a 2xx); `http_status` (another status); `timeout` (no answer within
+             *     10 s); `connection_failed`; `refused_target` (the URL's name led to an address
+             *     events are never sent to).
+             * @enum {string}
+             */
+            outcome: "delivered" | "http_status" | "timeout" | "connection_failed" | "refused_target";
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status, when it answered.
+             */
+            status?: number;
+            /**
+             * Format: int32
+             * @description How long the attempt took, in milliseconds.
+             */
+            durationMs: number;
+            /** @description What went wrong, when it did, in the service's words. */
+            error?: string;
+        };
+        /** @description An endpoint's new signing secret. */
+        RotatedWebhookSecret: {
+            secret: components["schemas"]["WebhookSecret"];
+            /**
+             * Format: date-time
+             * @description Until when the previous secret signs beside this one.
+             */
+            previousSecretExpiresAt: string;
+        };
+        /** @description The event sent when an animal was added. */
+        PetCreatedEvent: {
+            /** @description The event's identifier, also its `webhook-id`. */
+            id: string;
+            /**
+             * @description What happened.
+             * @enum {string}
+             */
+            type: "pet.created";
+            /**
+             * Format: date-time
+             * @description When the animal's create committed.
+             */
+            createdAt: string;
+            data: components["schemas"]["Pet"];
+        };
     };
     responses: {
+        /** @description The client this API key belongs to has no webhook endpoint with this identifier. */
+        EndpointNotFound: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "not_found",
+                 *       "message": "No webhook endpoint of this client has id we_4QfTz0Nw3LkY8pRv",
+                 *       "status": 404
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The request is invalid: a query or path parameter, or the body (missing,
          *     malformed JSON, not an object, missing required fields, invalid values,
@@ -525,6 +846,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+        EndpointId: string;
         /**
          * @description Makes the create safe to retry (IETF httpapi "The Idempotency-Key HTTP Header
          *     Field" draft). A retry with the same key and the same body, from the same client,
@@ -1201,6 +1524,245 @@ export interface operations {
             };
         };
     };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client's endpoints. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "we_4QfTz0Nw3LkY8pRv",
+                     *         "url": "https://shop.example/hooks/animals",
+                     *         "events": [
+                     *           "pet.created"
+                     *         ],
+                     *         "description": "Storefront cache",
+                     *         "status": "enabled",
+                     *         "createdAt": "2026-11-27T10:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoints"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example/hooks/animals",
+                 *       "events": [
+                 *         "pet.created"
+                 *       ],
+                 *       "description": "Storefront cache"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_4QfTz0Nw3LkY8pRv",
+                     *       "url": "https://shop.example/hooks/animals",
+                     *       "events": [
+                     *         "pet.created"
+                     *       ],
+                     *       "description": "Storefront cache",
+                     *       "status": "enabled",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z",
+                     *       "secret": "whsec_MPNuDte/8lcQ8zIla7e5QJr5RPtUO5s0+BoI9uhgdvI="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its recent attempts. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "we_4QfTz0Nw3LkY8pRv",
+                     *       "url": "https://shop.example/hooks/animals",
+                     *       "events": [
+                     *         "pet.created"
+                     *       ],
+                     *       "description": "Storefront cache",
+                     *       "status": "enabled",
+                     *       "createdAt": "2026-11-27T10:00:00.000Z",
+                     *       "recentAttempts": [
+                     *         {
+                     *           "eventId": "evt_2b9Xq0fLw7Hc4TnRk1Pz8aYd",
+                     *           "at": "2026-11-27T10:05:00.000Z",
+                     *           "outcome": "delivered",
+                     *           "status": 200,
+                     *           "durationMs": 41
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint's identifier, as `createWebhookEndpoint` returned it. */
+                endpointId: components["parameters"]["EndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, and until when the old one still signs. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_z0uXAnjcIz6L1ZAyp+v3y1g7hxr6e6rWeLjlISB5hQA=",
+                     *       "previousSecretExpiresAt": "2026-11-28T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["EndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -1215,6 +1777,10 @@ export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const readinessStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Readiness"]["status"]> = ["ready"];
 export const errorCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Error"]["code"]> = ["validation_failed", "malformed_json", "bad_request", "unauthorized", "insufficient_scope", "not_found", "method_not_allowed", "request_timeout", "idempotency_key_in_use", "payload_too_large", "unsupported_media_type", "idempotency_key_reused", "rate_limited", "header_fields_too_large", "internal_error", "not_implemented", "service_unavailable"];
 export const fieldErrorInValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FieldError"]["in"]> = ["query", "path", "header", "body", "request"];
+export const webhookEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEventType"]> = ["pet.created"];
+export const webhookEndpointStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpoint"]["status"]> = ["enabled", "disabled"];
+export const webhookAttemptOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookAttempt"]["outcome"]> = ["delivered", "http_status", "timeout", "connection_failed", "refused_target"];
+export const petCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PetCreatedEvent"]["type"]> = ["pet.created"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Idempotent-Replayed"]> = ["true"];
 export const componentsHeadersCacheControlValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Cache-Control"]> = ["private, no-cache"];
 export const componentsHeadersAcceptEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["Accept-Encoding"]> = ["identity"];

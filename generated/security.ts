@@ -5,7 +5,7 @@
  */
 import type { OperationId } from '../src/contract/handlers';
 
-export const scopes = ['pets:read', 'pets:write'] as const;
+export const scopes = ['pets:read', 'pets:write', 'webhooks:manage'] as const;
 export type Scope = (typeof scopes)[number];
 
 export const operationScopes = {
@@ -14,4 +14,9 @@ export const operationScopes = {
   listPets: [['pets:read']],
   createPet: [['pets:write']],
   getPet: [['pets:read']],
+  listWebhookEndpoints: [['webhooks:manage']],
+  createWebhookEndpoint: [['webhooks:manage']],
+  getWebhookEndpoint: [['webhooks:manage']],
+  deleteWebhookEndpoint: [['webhooks:manage']],
+  rotateWebhookEndpointSecret: [['webhooks:manage']],
 } as const satisfies { [Op in OperationId]: readonly (readonly Scope[])[] };

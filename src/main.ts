@@ -23,6 +23,7 @@ import { type Database, openDatabase } from './store/open';
 import { type DatabasePreparation, prepareDatabase } from './store/prepare';
 import { type RateLimiter, createRateLimiter } from './store/rateLimits';
 import { type ReadRouter, createReadRouter } from './store/replica';
+import { type Webhooks, createWebhooks } from './webhooks';
 
 /** A serving process's parts, built before it listens. */
 interface Service {
@@ -35,6 +36,8 @@ interface Service {
   app: Express;
   /** METRICS_PORT's app, when it is set. */
   metricsApp: Express | undefined;
+  /** The delivery of events to webhook endpoints: started once the database is ready. */
+  webhooks: Webhooks;
 }
 
 interface Listening {
@@ -67,10 +70,16 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));
     process.exit(EXIT_REFUSED);
   });
+  const webhooks = createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets });
+  preparation.done.then(
+    () => webhooks.start(),
+    () => {},
+  );
   const parts = {
     database,
     preparation,
     tracing,
+    webhooks,
     rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
     // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
     keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
@@ -82,7 +91,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
 
 /** The app on the stores, and METRICS_PORT's app sharing its metrics. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
-  const { database, preparation, keyRegistry, rateLimiter, reads, tracing } = parts;
+  const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
   const { idempotencyTtlSeconds } = config;
   const stores = createStores(database.sql, {
     idempotencyTtlSeconds,
@@ -91,6 +100,8 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     keyRegistry,
     followsPrimary: config.databaseFollowsPrimary,
     failoverTimeoutMs: config.databaseFailoverTimeoutMs,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    onEvents: () => webhooks.nudge(),
   });
   const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
   const app = await createApp({
@@ -135,7 +146,7 @@ function startHousekeeping({ rateLimiter, preparation, database }: Service, logg
 
 /** The stop, in order: nothing is ended that a step before it still needs. The whole stays within 10 s. */
 function shutdownSteps(service: Service, { server, metricsServer }: Listening, housekeeping: ReturnType<typeof startHousekeeping>) {
-  const { preparation, rateLimiter, reads, keyRegistry, database, tracing } = service;
+  const { preparation, rateLimiter, reads, keyRegistry, database, tracing, webhooks } = service;
   const steps: ShutdownStep[] = [
     {
       name: 'stopping start-up and the sweep',
@@ -144,8 +155,12 @@ function shutdownSteps(service: Service, { server, metricsServer }: Listening, h
         housekeeping.stopSweeping();
       },
     },
-    // Stop accepting; requests in flight finish (up to 8 s) and their connections close.
-    { name: 'draining the servers', run: () => Promise.all([server.drain(8_000), metricsServer?.drain(1_000)]) },
+    // Stop accepting; requests in flight finish (up to 8 s) and their connections close. No delivery
+    // is claimed any more; attempts in flight finish too, and one cut short is claimed again after its lease.
+    {
+      name: 'draining the servers and the webhook deliveries',
+      run: () => Promise.all([server.drain(8_000), metricsServer?.drain(1_000), webhooks.stop(8_000)]),
+    },
     // Every reserved request not spent goes back, if the database takes it quickly.
     {
       name: 'returning unspent reservations',

@@ -67,6 +67,11 @@ export interface Config {
   corsOrigins: string[] | '*' | undefined;
   /** MCP_ENABLED: serve the MCP endpoint at /mcp (default false). */
   mcpEnabled: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS (default false): webhook endpoints may be `http` and name loopback
+   * and private addresses, for local development and tests; never in production.
+   */
+  webhookAllowPrivateTargets: boolean;
   /** OpenTelemetry traces (OTEL_* variables); off unless OTEL_TRACES_EXPORTER names an exporter. */
   tracing: TracingConfig;
 }
@@ -175,6 +180,21 @@ function databaseUrlOf(databaseUrl: string | undefined, problems: string[]): { d
   return { databaseFollowsPrimary: read.targetSessionAttrs !== undefined };
 }
 
+/** A variable that is `true` or `false`, or unset (its default). */
+function switchVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const value = env[name];
+  if (value === undefined) return fallback;
+  if (value !== 'true' && value !== 'false') problems.push(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value === 'true';
+}
+
+/** ALLOW_STUBS (default true), MCP_ENABLED and WEBHOOK_ALLOW_PRIVATE_TARGETS (default false). */
+const switchesOf = (env: NodeJS.ProcessEnv, problems: string[]) => ({
+  allowStubs: switchVar(env, 'ALLOW_STUBS', true, problems),
+  mcpEnabled: switchVar(env, 'MCP_ENABLED', false, problems),
+  webhookAllowPrivateTargets: switchVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false, problems),
+});
+
 /** The only reader of the environment. Names every problem at once. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const problems: string[] = [];
@@ -229,16 +249,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const onUnsafeDatabase = (env.ON_UNSAFE_DATABASE ?? 'refuse') as Config['onUnsafeDatabase'];
   if (onUnsafeDatabase !== 'refuse' && onUnsafeDatabase !== 'warn')
     problems.push(`ON_UNSAFE_DATABASE must be refuse or warn, got ${JSON.stringify(env.ON_UNSAFE_DATABASE)}`);
-  const allowStubs = (env.ALLOW_STUBS ?? 'true') === 'true';
-  if (env.ALLOW_STUBS !== undefined && env.ALLOW_STUBS !== 'true' && env.ALLOW_STUBS !== 'false')
-    problems.push(`ALLOW_STUBS must be true or false, got ${JSON.stringify(env.ALLOW_STUBS)}`);
+  const { allowStubs, mcpEnabled, webhookAllowPrivateTargets } = switchesOf(env, problems);
   const validateResponses = (env.VALIDATE_RESPONSES ?? 'off') as ResponseValidation;
   if (!RESPONSE_VALIDATION.includes(validateResponses))
     problems.push(`VALIDATE_RESPONSES must be one of ${RESPONSE_VALIDATION.join(', ')}, got ${JSON.stringify(env.VALIDATE_RESPONSES)}`);
   const corsOrigins = parseCorsOrigins(env.CORS_ORIGINS, problems);
-  const mcpEnabled = (env.MCP_ENABLED ?? 'false') === 'true';
-  if (env.MCP_ENABLED !== undefined && env.MCP_ENABLED !== 'true' && env.MCP_ENABLED !== 'false')
-    problems.push(`MCP_ENABLED must be true or false, got ${JSON.stringify(env.MCP_ENABLED)}`);
   const tracing = parseTracing(env, problems);
   if (requestTimeoutMs < headersTimeoutMs)
     problems.push(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must not be below HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
@@ -271,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     validateResponses,
     corsOrigins,
     mcpEnabled,
+    webhookAllowPrivateTargets,
     tracing,
   };
 }

@@ -192,7 +192,10 @@ export async function loadSpec(file = specPath): Promise<Spec> {
   const { yamlText, files } = bundle;
   const { document } = bundle;
   const apiRoot = basePathOf(document.servers, 'the spec');
-  const routingDocument: OpenAPIV3.Document = { ...structuredClone(document), servers: [{ url: '/' }], paths: {} };
+  // What is served: the paths (the webhooks are what this service sends, and openapi-backend, which
+  // reads OpenAPI 3.0, refuses a document that has them).
+  const { webhooks: _webhooks, ...served } = structuredClone(document) as OpenAPIV3.Document & { webhooks?: unknown };
+  const routingDocument: OpenAPIV3.Document = { ...served, servers: [{ url: '/' }], paths: {} };
   const operations = new Map<string, OperationFacts>();
   const keylessPaths = new Set<string>();
   const deprecated: [OperationFacts, OpenAPIV3.OperationObject][] = [];

@@ -7,11 +7,13 @@ import { type PetStore, createPetStore } from './pets';
 import type { DatabasePreparation } from './prepare';
 import type { ReadRouter } from './replica';
 import { sweepPastWindows } from './rateLimits';
+import { type WebhookEndpointStore, createWebhookEndpointStore, sweepWebhooks } from './webhooks';
 
 /** Everything the handlers read and write. */
 export interface Stores {
   pets: PetStore;
   health: HealthCheck;
+  webhookEndpoints: WebhookEndpointStore;
 }
 
 export interface StoreOptions {
@@ -26,11 +28,16 @@ export interface StoreOptions {
   followsPrimary?: boolean;
   /** With `followsPrimary`: how long a create whose COMMIT was in flight when its server was lost waits for the promoted one to say. */
   failoverTimeoutMs?: number;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+  allowPrivateTargets?: boolean;
+  /** Called after a create committed an event for a subscribed endpoint: the delivery worker looks at once. */
+  onEvents?: () => void;
 }
 
 /** Everything the handlers read and write, over one pool. */
 export function createStores(sql: Sql, options: StoreOptions): Stores {
-  const { idempotencyTtlSeconds, preparation, reads, keyRegistry: keys, followsPrimary, failoverTimeoutMs } = options;
+  const { idempotencyTtlSeconds, preparation, reads, keyRegistry: keys, followsPrimary, failoverTimeoutMs, onEvents } = options;
+  const resolveMs = followsPrimary ? failoverTimeoutMs : undefined;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
   // service serves from the moment /readyz says so, and not before (a managed key would get 503).
   const pendingReason = () => preparation?.pendingReason() ?? (keys && !keys.loaded() ? 'connecting' : undefined);
@@ -43,14 +50,17 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
       idempotencyTtlSeconds,
       assertReady,
       read: reads && ((query) => reads.read(query)),
-      resolveMs: followsPrimary ? failoverTimeoutMs : undefined,
+      resolveMs,
+      onEvents,
     }),
     health: createHealthCheck(sql, pendingReason, { followsPrimary }),
+    webhookEndpoints: createWebhookEndpointStore(sql, { allowPrivateTargets: options.allowPrivateTargets ?? false, assertReady, resolveMs }),
   };
 }
 
-/** Deletes expired Idempotency-Key records and past rate-limit windows. */
+/** Deletes expired Idempotency-Key records, past rate-limit windows, and webhook records past their retention. */
 export async function sweepExpired(sql: Sql): Promise<void> {
   await sweepExpiredIdempotencyKeys(sql);
   await sweepPastWindows(sql);
+  await sweepWebhooks(sql);
 }

@@ -5,6 +5,7 @@ import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { InvalidCursorError } from './errors';
 import { type IdempotentRequest, once } from './idempotency';
+import { randomBase62 } from './keys/format';
 
 type Pet = components['schemas']['Pet'];
 /** A new pet as the handler passes it on: the request validator has filled in the spec's defaults (`status`). */
@@ -53,6 +54,8 @@ export interface PetStoreOptions {
   read?: <T>(query: (q: Sql) => Promise<T>) => Promise<T>;
   /** How long a create whose COMMIT's answer was lost looks for its outcome (commitWithin; default RESOLVE_MS). */
   resolveMs?: number;
+  /** Called once a create that wrote a `pet.created` event (an endpoint is subscribed) has committed. */
+  onEvents?: () => void;
 }
 
 /** The page cursors' signing key, shared by every instance (migration 0004 made it). */
@@ -67,17 +70,40 @@ async function loadCursorCodec(sql: Sql, deadline: Deadline | undefined): Promis
 /** A pet's columns under the API's camelCase names: the one place the table's snake_case meets them. */
 export const petColumns = (q: Sql) => q`id, name, category_id AS "categoryId", status`;
 
-/** The pet as stored, and the transaction that stored it (for commitWithin). */
-async function insertPet(q: WriteSql, { name, categoryId, status }: NewPet): Promise<{ result: Pet; wrote: WriteTransaction }> {
+/** The pet as stored, the transaction that stored it (for commitWithin), and whether it wrote an event. */
+async function insertPet(
+  q: WriteSql,
+  { name, categoryId, status }: NewPet,
+): Promise<{ result: Pet; wrote: WriteTransaction; events: boolean }> {
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
-  const { xid, pid, createdAt, ...pet } = onlyRow(
-    await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string })[]>`
-      INSERT INTO pets (name, category_id, status)
-      VALUES (${name}, ${categoryId}, ${status})
-      RETURNING ${petColumns(q)}, ${writeColumns(q)}, created_at::text AS "createdAt"`,
+  // Its `pet.created` event, and a delivery to each enabled endpoint subscribed to it, are written
+  // by the same statement (a transactional outbox): they commit with the animal or not at all, in
+  // the same round trip. With no endpoint subscribed, nothing more is written.
+  const { xid, pid, createdAt, events, ...pet } = onlyRow(
+    await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string; events: boolean })[]>`
+      WITH pet AS (
+        INSERT INTO pets (name, category_id, status)
+        VALUES (${name}, ${categoryId}, ${status})
+        RETURNING id, name, category_id, status, created_at
+      ), subscribed AS (
+        SELECT id FROM webhook_endpoints
+        WHERE 'pet.created' = ANY (events) AND disabled_at IS NULL AND deleted_at IS NULL
+      ), event AS (
+        INSERT INTO webhook_events (id, type, data, created_at)
+        SELECT ${`evt_${randomBase62(24)}`}, 'pet.created',
+               jsonb_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status), created_at
+        FROM pet
+        WHERE EXISTS (SELECT 1 FROM subscribed)
+        RETURNING id
+      ), delivery AS (
+        INSERT INTO webhook_deliveries (endpoint_id, event_id)
+        SELECT subscribed.id, event.id FROM subscribed, event
+      )
+      SELECT ${petColumns(q)}, ${writeColumns(q)}, created_at::text AS "createdAt", EXISTS (SELECT 1 FROM event) AS events
+      FROM pet`,
     'INSERT INTO pets',
   );
-  return { result: pet, wrote: { xid, pid, row: { table: 'pets', id: pet.id, createdAt } } };
+  return { result: pet, wrote: { xid, pid, row: { table: 'pets', id: pet.id, createdAt } }, events };
 }
 
 /**
@@ -119,7 +145,7 @@ function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'c
 
 export function createPetStore(
   sql: Sql,
-  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs }: PetStoreOptions,
+  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs, onEvents }: PetStoreOptions,
 ): PetStore {
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
@@ -152,15 +178,37 @@ export function createPetStore(
       assertReady();
       // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after:
       // two round trips (BEGIN with the INSERT, then COMMIT), the least that keeps the commit ours to send (docs/performance.md).
-      return commitWithin(sql, deadline, (tx) => insertPet(tx, pet), { resolveMs });
+      let events = false;
+      const made = await commitWithin(
+        sql,
+        deadline,
+        async (tx) => {
+          const inserted = await insertPet(tx, pet);
+          events = inserted.events;
+          return inserted;
+        },
+        { resolveMs },
+      );
+      if (events) onEvents?.();
+      return made;
     },
 
     async createOnce(pet, request, deadline) {
       assertReady();
       // One transaction for the pet and the record of its response: they commit together or not at all.
-      const made = await commitWithin(sql, deadline, (tx) => once(tx, request, idempotencyTtlSeconds, () => insertPet(tx, pet)), {
-        resolveMs,
-      });
+      let events = false;
+      const made = await commitWithin(
+        sql,
+        deadline,
+        (tx) =>
+          once(tx, request, idempotencyTtlSeconds, async () => {
+            const inserted = await insertPet(tx, pet);
+            events = inserted.events;
+            return inserted;
+          }),
+        { resolveMs },
+      );
+      if (events) onEvents?.();
       return { pet: made.value, replayed: made.replayed };
     },
 

@@ -23,6 +23,7 @@ import { type KeyRegistry, type KeyRegistryOptions, createKeyRegistry } from '..
 import { type IssuedKey, createKey } from '../../src/store/keys/admin';
 import type { Scope } from '../../generated/security';
 import { type TestDatabase, freshDatabase } from './databases';
+import { type WebhooksOptions, createWebhooks } from '../../src/webhooks';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
@@ -90,6 +91,12 @@ export async function startTestApp(
     statements?: StatementHook;
     /** As with MCP_ENABLED=true: /mcp is served (`loopbackOnly` as when HOST is a loopback address). */
     mcp?: { loopbackOnly: boolean };
+    /**
+     * The delivery worker runs, as in production (default: WEBHOOK_ALLOW_PRIVATE_TARGETS=true, so that
+     * receivers on loopback are reached; its schedule and timeout may be shortened). Absent: events
+     * are written, and nothing delivers them.
+     */
+    webhooks?: Partial<WebhooksOptions>;
   } = {},
 ): Promise<TestApp> {
   const db: TestDatabase = await freshDatabase();
@@ -102,7 +109,12 @@ export async function startTestApp(
   // Rate limiting is on, as in production, with a limit no ordinary test reaches.
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
-  const handlers = withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 }));
+  const allowPrivateTargets = options.webhooks?.allowPrivateTargets ?? true;
+  const webhooks = options.webhooks && createWebhooks(sql, logging.logger, { ...options.webhooks, allowPrivateTargets });
+  webhooks?.start();
+  const handlers = withStores(
+    createStores(sql, { idempotencyTtlSeconds: 86_400, allowPrivateTargets, onEvents: webhooks && (() => webhooks.nudge()) }),
+  );
   const metrics = createMetrics({ queriesInFlight });
   const served = options.stubs?.length
     ? { ...handlers, ...Object.fromEntries(options.stubs.map((op) => [op, notImplemented(op)])) }
@@ -134,6 +146,7 @@ export async function startTestApp(
     keys,
     logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
+      await webhooks?.stop(1_000);
       await keys.stop();
       await sql.end();
       await db.drop();

@@ -1,0 +1,138 @@
+import type { Logger } from '../ops/logger';
+import type { ClaimedDelivery, DeliveryQueue, NextStep } from '../store/deliveries';
+import { eventBody } from './events';
+import { ATTEMPT_TIMEOUT_MS, type AttemptResult, type Sender } from './send';
+import { signedHeaders } from './signing';
+
+const SECOND = 1_000;
+const HOUR = 3_600_000;
+/** The published backoff (docs/webhooks.md): after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then every 10 h. */
+export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 300 * SECOND, 1_800 * SECOND, 2 * HOUR, 5 * HOUR, 10 * HOUR];
+/** A delivery not made within this long of its event is marked failed. */
+export const GIVE_UP_AFTER_MS = 72 * HOUR;
+/** An endpoint whose every attempt failed for this long is disabled. */
+export const DISABLE_AFTER_MS = 72 * HOUR;
+
+/** After attempt `attempt` (from 1) of an event `ageMs` old: delivered, tried again after the schedule's delay, or failed for good. */
+export function nextStep(
+  attempt: number,
+  ageMs: number,
+  result: AttemptResult,
+  { retryDelaysMs = RETRY_DELAYS_MS, giveUpAfterMs = GIVE_UP_AFTER_MS }: { retryDelaysMs?: readonly number[]; giveUpAfterMs?: number } = {},
+): NextStep {
+  if (result.outcome === 'delivered') return { state: 'delivered' };
+  const delayMs = retryDelaysMs[attempt - 1] ?? retryDelaysMs[retryDelaysMs.length - 1] ?? 10 * HOUR;
+  return ageMs + result.durationMs + delayMs > giveUpAfterMs ? { state: 'failed' } : { state: 'pending', delayMs };
+}
+
+export interface WorkerOptions {
+  queue: DeliveryQueue;
+  sender: Sender;
+  logger: Logger;
+  /** Attempts in flight at once in this process. */
+  concurrency?: number;
+  /** How often the queue is looked at when nothing nudged the worker. */
+  pollMs?: number;
+  retryDelaysMs?: readonly number[];
+  giveUpAfterMs?: number;
+  disableAfterMs?: number;
+  /** Told of each attempt, for the metrics: its result, and for a delivered one the time from the event's commit. */
+  observe?: (result: AttemptResult, lagMs: number | undefined) => void;
+}
+
+export interface DeliveryWorker {
+  /** Deliveries may be due now (this process committed an event): look at once rather than at the next poll. */
+  nudge(): void;
+  /** No more claims; attempts in flight finish (up to `withinMs`); those that do not are claimed again after their lease. */
+  stop(withinMs?: number): Promise<void>;
+}
+
+/**
+ * Claims due deliveries (any instance's worker: the queue hands each to one) and sends them,
+ * `concurrency` at a time, signed with each secret in force. An attempt's result is settled in
+ * one statement; a settle that fails leaves the delivery to be claimed again after its lease, so
+ * a receiver may see an event twice, never no time (at least once).
+ */
+export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
+  const { queue, sender, logger, concurrency = 8, pollMs = 1_000, disableAfterMs = DISABLE_AFTER_MS, observe } = options;
+  const leaseMs = ATTEMPT_TIMEOUT_MS * 3;
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let ticking = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const attempt = async (delivery: ClaimedDelivery) => {
+    const startedAt = new Date();
+    const body = eventBody(delivery);
+    const headers = signedHeaders(delivery.eventId, Math.floor(Date.now() / 1000), body, delivery.secrets);
+    const result = await sender.send(delivery.url, { ...headers }, body);
+    const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
+    const { endpointId, eventId, attempt: n } = delivery;
+    observe?.(result, result.outcome === 'delivered' ? delivery.ageMs + result.durationMs : undefined);
+    const line = { webhook: { endpointId, eventId, attempt: n, outcome: result.outcome, status: result.status, durationMs: result.durationMs, next: next.state } };
+    try {
+      const disabled = await queue.settle(delivery, startedAt, result, next, disableAfterMs);
+      if (result.outcome === 'delivered') logger.info(line, 'webhook delivered');
+      else logger.warn({ ...line, webhook: { ...line.webhook, error: result.error } }, 'webhook attempt failed');
+      if (disabled) logger.warn({ webhook: { endpointId } }, 'webhook endpoint disabled: every delivery failed');
+    } catch (err) {
+      logger.warn({ err, ...line }, 'webhook attempt not recorded: it is claimed again after its lease');
+    }
+  };
+
+  const schedule = (ms: number) => {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(() => void tick(), ms);
+  };
+
+  async function tick(): Promise<void> {
+    if (stopped) return;
+    if (ticking) return void (again = true);
+    ticking = true;
+    let full = false;
+    try {
+      const free = concurrency - inFlight.size;
+      if (free > 0) {
+        const claimed = await queue.claim(free, leaseMs);
+        full = claimed.length === free;
+        for (const delivery of claimed) {
+          const running: Promise<void> = attempt(delivery)
+            .catch((err: unknown) => logger.error({ err }, 'webhook attempt failed unexpectedly'))
+            .finally(() => {
+              inFlight.delete(running);
+              if (full) nudge();
+            });
+          inFlight.add(running);
+        }
+      }
+    } catch (err) {
+      logger.warn({ err }, 'claiming webhook deliveries failed; trying again shortly');
+    } finally {
+      ticking = false;
+    }
+    if (again || (full && inFlight.size < concurrency)) {
+      again = false;
+      return void setImmediate(() => void tick());
+    }
+    schedule(pollMs);
+  }
+
+  const nudge = () => {
+    if (!stopped) setImmediate(() => void tick());
+  };
+  schedule(0);
+  return {
+    nudge,
+    async stop(withinMs = 8_000) {
+      stopped = true;
+      clearTimeout(timer);
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise((resolve) => (waited = setTimeout(resolve, withinMs))),
+      ]);
+      clearTimeout(waited);
+    },
+  };
+}
