@@ -76,6 +76,7 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
       const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Date.now() - started });
       return new Promise<AttemptResult>((resolve) => {
         let settled = false;
+        let timer: NodeJS.Timeout | undefined;
         const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
@@ -96,7 +97,7 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
             'user-agent': 'animal-store-webhooks/1',
           },
         });
-        const timer = setTimeout(() => {
+        timer = setTimeout(() => {
           finish({ outcome: 'timeout', error: `no answer within ${timeoutMs} ms` });
           request.destroy();
         }, timeoutMs);

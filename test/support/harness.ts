@@ -174,9 +174,9 @@ export function captureLogs(level: pino.LevelWithSilent = 'info') {
 }
 
 /** Resolves once `done()` holds (checked every 10 ms), or fails after `ms`. */
-export async function until(done: () => boolean, ms = 5_000): Promise<void> {
+export async function until(done: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!done()) {
+  while (!(await done())) {
     if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
