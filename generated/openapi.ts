@@ -790,6 +790,49 @@ export interface components {
             };
         };
         /**
+         * @description Any other failure, for example 405 (a method `/webhook-endpoints/{endpointId}` does
+         *     not answer, with an `Allow` header).
+         */
+        EndpointError: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "PUT is not allowed here; allowed: GET, HEAD, DELETE, OPTIONS",
+                 *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Any other failure, for example 405 (a method other than POST, with an `Allow` header). */
+        RotateSecretError: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "API-Key-Expiration": components["headers"]["API-Key-Expiration"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "method_not_allowed",
+                 *       "message": "GET is not allowed here; allowed: POST, OPTIONS",
+                 *       "status": 405
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description Any other failure of a probe: 405 (method not allowed, with an `Allow`
          *     header), or 500 for an unexpected fault. Probes are not rate limited.
          */
@@ -1684,7 +1727,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["EndpointError"];
         };
     };
     deleteWebhookEndpoint: {
@@ -1718,7 +1761,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["EndpointError"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -1760,7 +1803,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
-            default: components["responses"]["Error"];
+            default: components["responses"]["RotateSecretError"];
         };
     };
 }

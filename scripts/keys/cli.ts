@@ -14,12 +14,10 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { operationScopes, scopes as SCOPES } from '../../generated/security';
-import { loadConfig } from '../../src/config';
-import { type Sql, connect } from '../../src/store/db';
-import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/embedded';
+import type { Sql } from '../../src/store/db';
 import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keys/admin';
 import { displayPrefix } from '../../src/store/keys/format';
-import { migrate } from '../../src/store/migrate';
+import { openServiceDatabase } from '../lib/database';
 import { runTool } from '../lib/tool';
 
 const USAGE = `npm run keys -- <command> [options]
@@ -69,27 +67,6 @@ function parseScopes(text: string | undefined): string[] {
 }
 
 const CLIENT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
-
-/** The database: DATABASE_URL's; else a running npm start's embedded one; else its data directory, opened here. */
-async function openDatabase(): Promise<{ sql: Sql; close: () => Promise<void> }> {
-  const config = loadConfig(process.env);
-  let embedded: EmbeddedPostgres | undefined;
-  let url = config.databaseUrl ?? runningEmbeddedUrl(config.pgliteDataDir);
-  if (url === undefined) {
-    embedded = await startEmbeddedPostgres(config.pgliteDataDir);
-    url = embedded.url;
-  }
-  const sql = connect(url, { max: 1, poolMode: config.databaseUrl ? config.databasePoolMode : 'session' });
-  // The same migrations start-up applies: the keys' tables are there before the first key.
-  await migrate(sql);
-  return {
-    sql,
-    close: async () => {
-      await sql.end();
-      await embedded?.stop();
-    },
-  };
-}
 
 const when = (d: Date | null, never = 'never') => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : never);
 const stateOf = (k: KeyListing, now = Date.now()) =>
@@ -231,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${err.message}\n\n${USAGE}\n`);
     return 2;
   }
-  const db = await openDatabase();
+  const db = await openServiceDatabase();
   try {
     process.stdout.write(`${await work(db.sql)}\n`);
     return 0;

@@ -1,5 +1,7 @@
 import { loadConfig } from '../../src/config';
 import { type Sql, connect } from '../../src/store/db';
+import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/embedded';
+import { migrate } from '../../src/store/migrate';
 
 /**
  * The tool's connection to DATABASE_URL (one, pooled as DATABASE_POOL_MODE says), or undefined
@@ -20,4 +22,25 @@ export function scratchServerUrl(tool: string): string | undefined {
   const url = process.env.DATABASE_URL;
   if (!url) process.stderr.write(`${tool}: set DATABASE_URL to a PostgreSQL server (a database of its own is made and dropped there)\n`);
   return url;
+}
+
+/** The database: DATABASE_URL's; else a running npm start's embedded one; else its data directory, opened here. */
+export async function openServiceDatabase(): Promise<{ sql: Sql; close: () => Promise<void> }> {
+  const config = loadConfig(process.env);
+  let embedded: EmbeddedPostgres | undefined;
+  let url = config.databaseUrl ?? runningEmbeddedUrl(config.pgliteDataDir);
+  if (url === undefined) {
+    embedded = await startEmbeddedPostgres(config.pgliteDataDir);
+    url = embedded.url;
+  }
+  const sql = connect(url, { max: 1, poolMode: config.databaseUrl ? config.databasePoolMode : 'session' });
+  // The same migrations start-up applies: the tables a tool works on are there before its first change.
+  await migrate(sql);
+  return {
+    sql,
+    close: async () => {
+      await sql.end();
+      await embedded?.stop();
+    },
+  };
 }

@@ -181,8 +181,7 @@ function databaseUrlOf(databaseUrl: string | undefined, problems: string[]): { d
 }
 
 /** A variable that is `true` or `false`, or unset (its default). */
-function switchVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
-  const value = env[name];
+function switchVar(value: string | undefined, name: string, fallback: boolean, problems: string[]): boolean {
   if (value === undefined) return fallback;
   if (value !== 'true' && value !== 'false') problems.push(`${name} must be true or false, got ${JSON.stringify(value)}`);
   return value === 'true';
@@ -190,9 +189,9 @@ function switchVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, prob
 
 /** ALLOW_STUBS (default true), MCP_ENABLED and WEBHOOK_ALLOW_PRIVATE_TARGETS (default false). */
 const switchesOf = (env: NodeJS.ProcessEnv, problems: string[]) => ({
-  allowStubs: switchVar(env, 'ALLOW_STUBS', true, problems),
-  mcpEnabled: switchVar(env, 'MCP_ENABLED', false, problems),
-  webhookAllowPrivateTargets: switchVar(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false, problems),
+  allowStubs: switchVar(env.ALLOW_STUBS, 'ALLOW_STUBS', true, problems),
+  mcpEnabled: switchVar(env.MCP_ENABLED, 'MCP_ENABLED', false, problems),
+  webhookAllowPrivateTargets: switchVar(env.WEBHOOK_ALLOW_PRIVATE_TARGETS, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false, problems),
 });
 
 /** The only reader of the environment. Names every problem at once. */

@@ -1,13 +1,20 @@
-import type { OperationHandler } from "../contract/handlers";
+import type { OperationHandler } from '../contract/handlers';
 import { errorBody } from '../contract/errorBody';
 import { TooManyEndpointsError } from '../store/webhooks';
+import { refusedUrl } from '../webhooks/target';
 import { ownerOf } from './listWebhookEndpoints';
 
-export const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({ body, caller, deadline }, { webhookEndpoints }) => {
-  const refused = webhookEndpoints.refusedUrl(body.url);
+export const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async (
+  { body, caller, deadline },
+  { webhookEndpoints },
+) => {
+  const refused = refusedUrl(body.url, webhookEndpoints.allowPrivateTargets);
   if (refused !== undefined) {
     const detail = `body property 'url' ${refused}`;
-    return { status: 400, body: errorBody(400, 'validation_failed', detail, [{ in: 'body', pointer: '/url', rule: 'safeTarget', detail }]) };
+    return {
+      status: 400,
+      body: errorBody(400, 'validation_failed', detail, [{ in: 'body', pointer: '/url', rule: 'safeTarget', detail }]),
+    };
   }
   try {
     const { url, events, description } = body;
@@ -20,4 +27,3 @@ export const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = 
     };
   }
 };
-

@@ -1,6 +1,17 @@
 import type { Sql } from './db';
 import { withDeadline } from './db';
-import type { AttemptResult } from '../webhooks/send';
+
+/** What one attempt met (webhook_attempts.outcome). */
+export type Outcome = 'delivered' | 'http_status' | 'timeout' | 'connection_failed' | 'refused_target';
+
+export interface AttemptResult {
+  outcome: Outcome;
+  /** The receiver's status, when it answered. */
+  status?: number;
+  durationMs: number;
+  /** In the service's words (never the secret, never the receiver's body). */
+  error?: string;
+}
 
 /** One delivery claimed by a worker: what to send, where, and with which secrets. */
 export interface ClaimedDelivery {

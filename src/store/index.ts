@@ -54,7 +54,11 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
       onEvents,
     }),
     health: createHealthCheck(sql, pendingReason, { followsPrimary }),
-    webhookEndpoints: createWebhookEndpointStore(sql, { allowPrivateTargets: options.allowPrivateTargets ?? false, assertReady, resolveMs }),
+    webhookEndpoints: createWebhookEndpointStore(sql, {
+      allowPrivateTargets: options.allowPrivateTargets ?? false,
+      assertReady,
+      resolveMs,
+    }),
   };
 }
 

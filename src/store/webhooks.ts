@@ -3,13 +3,16 @@ import { type WriteTransaction, commitWithin, writeColumns } from './commit';
 import { type Sql, type WriteSql, withDeadline } from './db';
 import type { Deadline } from './deadline';
 import { randomBase62 } from './keys/format';
-import { newSecret, secretText } from '../webhooks/signing';
-import { refusedUrl } from '../webhooks/target';
+import { randomBytes } from 'node:crypto';
 
 type Endpoint = components['schemas']['WebhookEndpoint'];
 type NewEndpoint = components['schemas']['NewWebhookEndpoint'];
 type EndpointDetail = components['schemas']['WebhookEndpointDetail'];
 type Rotated = components['schemas']['RotatedWebhookSecret'];
+
+/** A signing secret as its owner is given it (Standard Webhooks): `whsec_` and the base64 of its 32 bytes, the HMAC key. */
+const newSecret = (): Buffer => randomBytes(32);
+export const secretText = (secret: Buffer): string => `whsec_${secret.toString('base64')}`;
 
 /** A client has at most this many endpoints (not counting deleted ones). */
 export const MAX_ENDPOINTS_PER_CLIENT = 20;
@@ -35,8 +38,8 @@ export interface WebhookEndpointStore {
   /** False when the client has no such endpoint. */
   remove(clientId: string, id: string, deadline?: Deadline): Promise<boolean>;
   rotateSecret(clientId: string, id: string, deadline?: Deadline): Promise<Rotated | undefined>;
-  /** Why `url` may not be an endpoint's (a sentence's end: "must be an https URL"); undefined when it may. */
-  refusedUrl(url: string): string | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: endpoints may be `http` and name private addresses (development, tests). */
+  readonly allowPrivateTargets: boolean;
 }
 
 const iso = (q: Sql, column: string) => q`to_char(${q(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -92,7 +95,7 @@ export function createWebhookEndpointStore(
   { allowPrivateTargets, assertReady = () => {}, resolveMs }: WebhookEndpointStoreOptions,
 ): WebhookEndpointStore {
   return {
-    refusedUrl: (url) => refusedUrl(url, allowPrivateTargets),
+    allowPrivateTargets,
 
     async list(clientId, deadline) {
       assertReady();
@@ -179,4 +182,3 @@ export async function sweepWebhooks(sql: Sql): Promise<void> {
   await withDeadline(sql`DELETE FROM webhook_attempts WHERE at < now() - make_interval(days => ${EVENT_RETENTION_DAYS})`);
   await withDeadline(sql`DELETE FROM webhook_endpoints WHERE deleted_at < now() - interval '1 day'`);
 }
-

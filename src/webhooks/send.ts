@@ -2,19 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns';
 import { type LookupFunction, type Socket, isIP } from 'node:net';
+import type { AttemptResult } from '../store/deliveries';
 import { isPublicAddress } from './target';
 
-/** What one attempt met. */
-export type Outcome = 'delivered' | 'http_status' | 'timeout' | 'connection_failed' | 'refused_target';
-
-export interface AttemptResult {
-  outcome: Outcome;
-  /** The receiver's status, when it answered. */
-  status?: number;
-  durationMs: number;
-  /** In the service's words (never the secret, never the receiver's body). */
-  error?: string;
-}
+export type { AttemptResult };
 
 /** How long an attempt may take, connection and answer included: past it, the attempt is cut. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -74,18 +65,17 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
     send(url, headers, body) {
       const started = Date.now();
       const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+      const target = new URL(url);
+      const refused = refusedTarget(target, allowPrivate);
+      if (refused !== undefined) return Promise.resolve(done({ outcome: 'refused_target', error: refused }));
       return new Promise<AttemptResult>((resolve) => {
         let settled = false;
-        let timer: NodeJS.Timeout | undefined;
         const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
           resolve(done(r));
         };
-        const target = new URL(url);
-        const refused = refusedTarget(target, allowPrivate);
-        if (refused !== undefined) return finish({ outcome: 'refused_target', error: refused });
         const agent = agents[target.protocol as 'http:' | 'https:'];
         const request = (target.protocol === 'https:' ? https : http).request(target, {
           method: 'POST',
@@ -97,7 +87,7 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
             'user-agent': 'animal-store-webhooks/1',
           },
         });
-        timer = setTimeout(() => {
+        const timer = setTimeout(() => {
           finish({ outcome: 'timeout', error: `no answer within ${timeoutMs} ms` });
           request.destroy();
         }, timeoutMs);
@@ -125,7 +115,11 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
             if (read > MAX_ANSWER_BYTES) response.destroy();
           });
           const answered = () =>
-            finish(status >= 200 && status < 300 ? { outcome: 'delivered', status } : { outcome: 'http_status', status, error: `HTTP ${status}` });
+            finish(
+              status >= 200 && status < 300
+                ? { outcome: 'delivered', status }
+                : { outcome: 'http_status', status, error: `HTTP ${status}` },
+            );
           response.on('end', answered);
           response.on('close', answered);
           response.on('error', answered);

@@ -1,11 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
-
-/** A signing secret as its owner is given it (Standard Webhooks): `whsec_` and the base64 of its 32 bytes. */
-export const SECRET_PREFIX = 'whsec_';
-export const SECRET_BYTES = 32;
-
-export const newSecret = (): Buffer => randomBytes(SECRET_BYTES);
-export const secretText = (secret: Buffer): string => `${SECRET_PREFIX}${secret.toString('base64')}`;
+import { createHmac } from 'node:crypto';
 
 /** The three headers of one attempt (Standard Webhooks), lower-case as they are sent. */
 export interface SignedHeaders {

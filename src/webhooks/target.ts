@@ -73,7 +73,6 @@ export function refusedUrl(text: string, allowPrivate: boolean): string | undefi
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) return isPublicAddress(host) ? undefined : `names ${host}, an address events are never sent to`;
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost') || !name.includes('.'))
-    return `names ${host}, which is not a public name`;
+  if (name === 'localhost' || name.endsWith('.localhost') || !name.includes('.')) return `names ${host}, which is not a public name`;
   return undefined;
 }

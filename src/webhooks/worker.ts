@@ -70,7 +70,17 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
     const { endpointId, eventId, attempt: n } = delivery;
     observe?.(result, result.outcome === 'delivered' ? delivery.ageMs + result.durationMs : undefined);
-    const line = { webhook: { endpointId, eventId, attempt: n, outcome: result.outcome, status: result.status, durationMs: result.durationMs, next: next.state } };
+    const line = {
+      webhook: {
+        endpointId,
+        eventId,
+        attempt: n,
+        outcome: result.outcome,
+        status: result.status,
+        durationMs: result.durationMs,
+        next: next.state,
+      },
+    };
     try {
       const disabled = await queue.settle(delivery, startedAt, result, next, disableAfterMs);
       if (result.outcome === 'delivered') logger.info(line, 'webhook delivered');
@@ -128,10 +138,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       stopped = true;
       clearTimeout(timer);
       let waited: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...inFlight]),
-        new Promise((resolve) => (waited = setTimeout(resolve, withinMs))),
-      ]);
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => (waited = setTimeout(resolve, withinMs)))]);
       clearTimeout(waited);
     },
   };

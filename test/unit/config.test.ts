@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       validateResponses: 'off',
       corsOrigins: undefined,
       mcpEnabled: false,
+      webhookAllowPrivateTargets: false,
       tracing: {
         exporters: [],
         otlpEndpoint: 'http://localhost:4318/v1/traces',
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
       VALIDATE_RESPONSES: 'log',
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       MCP_ENABLED: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       OTEL_TRACES_EXPORTER: 'otlp,console',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
@@ -122,6 +124,7 @@ describe('loadConfig', () => {
       validateResponses: 'log',
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
       mcpEnabled: true,
+      webhookAllowPrivateTargets: true,
       tracing: {
         exporters: ['otlp', 'console'],
         otlpEndpoint: 'http://collector:4318/v1/traces',

@@ -11,8 +11,9 @@ import { projectRoot } from '../../src/paths';
 // The layout of src/ is its architecture (src/README.md): each layer imports only from the
 // layers below it, and libraries are used through their public API.
 // main.ts serves; primary.ts forks the serving processes (WEB_CONCURRENCY > 1); handlers sit above
-// http, which answers any operation through the contract's handler types and knows none of them.
-const LAYERS = ['main', 'primary', 'app', 'config', 'handlers', 'mcp', 'http', 'contract', 'store', 'ops'];
+// http, which answers any operation through the contract's handler types and knows none of them;
+// webhooks (the events' delivery) works on the store's queue and knows no request.
+const LAYERS = ['main', 'primary', 'app', 'config', 'handlers', 'mcp', 'http', 'contract', 'webhooks', 'store', 'ops'];
 const src = path.join(projectRoot, 'src');
 
 function sourceFiles(dir: string): string[] {

@@ -43,7 +43,7 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
     const res = await preflight(t, APP).expect(204);
     expect(res.headers).toMatchObject({
       'access-control-allow-origin': APP,
-      'access-control-allow-methods': 'GET,HEAD,POST,OPTIONS',
+      'access-control-allow-methods': 'GET,HEAD,POST,DELETE,OPTIONS',
       'access-control-allow-headers': 'Authorization,Content-Type,Idempotency-Key,If-None-Match',
       'access-control-max-age': '600',
       vary: expect.stringContaining('Origin'),

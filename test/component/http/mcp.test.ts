@@ -56,9 +56,18 @@ describe('tools/list', () => {
     expect(await names(await connect(writer.key))).toEqual(['createPet']);
   });
 
-  test('when a key holds both scopes, then every tool is listed with the schemas and hints generated from the spec', async () => {
+  test('when a key holds every scope, then every tool is listed with the schemas and hints generated from the spec', async () => {
     const { tools } = await (await connect(API_KEY)).listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['listPets', 'createPet', 'getPet']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'listPets',
+      'createPet',
+      'getPet',
+      'listWebhookEndpoints',
+      'createWebhookEndpoint',
+      'getWebhookEndpoint',
+      'deleteWebhookEndpoint',
+      'rotateWebhookEndpointSecret',
+    ]);
     for (const tool of tools) {
       const generated = mcpTools.find((g) => g.name === tool.name);
       expect(tool).toMatchObject({ inputSchema: generated?.inputSchema, outputSchema: generated?.outputSchema, title: generated?.title });
@@ -69,6 +78,7 @@ describe('tools/list', () => {
     expect(byName.createPet?.inputSchema.required).toEqual(['body']);
     expect(Object.keys(byName.createPet?.inputSchema.properties ?? {})).toEqual(['idempotencyKey', 'body']);
     expect(byName.getPet?.description).toMatch(/^Deprecated since 2026-11-22, removed on 2030-12-05: use the tool listPets instead\./);
+    expect(byName.deleteWebhookEndpoint?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
 });
 

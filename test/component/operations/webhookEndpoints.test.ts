@@ -9,7 +9,11 @@ const endpoint = (over: Record<string, unknown> = {}) => ({ url: 'https://hooks.
 describe('the webhook endpoint operations (/v1/webhook-endpoints)', () => {
   test('when a client creates an endpoint, then 201 shows it with its secret once, and list and get show it without', async () => {
     const key = await issueKey(t, { scopes: ['webhooks:manage'] });
-    const made = await t.api.post('/v1/webhook-endpoints').set(auth(key.key)).send(endpoint({ description: 'Cache' })).expect(201);
+    const made = await t.api
+      .post('/v1/webhook-endpoints')
+      .set(auth(key.key))
+      .send(endpoint({ description: 'Cache' }))
+      .expect(201);
     expect(made.body).toEqual({
       id: expect.stringMatching(/^we_[0-9A-Za-z]{16}$/),
       url: 'https://hooks.example.com/animals',
@@ -71,7 +75,10 @@ describe('the webhook endpoint operations (/v1/webhook-endpoints)', () => {
     expect(grace).toBeLessThan(24 * 3_600_000 + 60_000);
     const [row] = await t.sql<{ secret: Buffer; previous: Buffer }[]>`
       SELECT secret, previous_secret AS previous FROM webhook_endpoints WHERE id = ${body.id}`;
-    expect([`whsec_${row?.secret.toString('base64')}`, `whsec_${row?.previous.toString('base64')}`]).toEqual([rotated.body.secret, body.secret]);
+    expect([`whsec_${row?.secret.toString('base64')}`, `whsec_${row?.previous.toString('base64')}`]).toEqual([
+      rotated.body.secret,
+      body.secret,
+    ]);
   });
 
   test.each([
@@ -109,7 +116,9 @@ describe('the webhook endpoint operations (/v1/webhook-endpoints)', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_ENDPOINTS_PER_CLIENT);
     const refused = results.filter((r) => r.status === 400);
     expect(refused).toHaveLength(5);
-    expect(refused[0]?.body.errors).toEqual([{ in: 'body', pointer: '', rule: 'maxEndpoints', detail: expect.stringContaining('at most 20') }]);
+    expect(refused[0]?.body.errors).toEqual([
+      { in: 'body', pointer: '', rule: 'maxEndpoints', detail: expect.stringContaining('at most 20') },
+    ]);
     expect((await t.api.get('/v1/webhook-endpoints').set(auth(key.key)).expect(200)).body).toHaveLength(MAX_ENDPOINTS_PER_CLIENT);
   });
 

@@ -38,6 +38,10 @@ describe('migrations', () => {
       'rate_limit_counts',
       'schema_migrations',
       'signing_keys',
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhook_endpoints',
+      'webhook_events',
     ]);
     const recorded = await sql`SELECT version, name, checksum FROM schema_migrations ORDER BY version`;
     expect(recorded.map((r) => ({ ...r }))).toEqual(all.map(({ version, name, checksum }) => ({ version, name, checksum })));
@@ -51,7 +55,7 @@ describe('migrations', () => {
       INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
       VALUES (${digest}, 'k-1', 'f', 201, '{}', now() + interval '1 hour')`;
     await sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES (${digest}, 60, 7)`;
-    expect(await migrate(sql)).toEqual([5, 6]);
+    expect(await migrate(sql)).toEqual([5, 6, 7]);
     const client = bootstrapClientId('an-api-keys-key-0123456789');
     expect(await sql`SELECT client_id, key FROM idempotency_keys`).toEqual([{ client_id: client, key: 'k-1' }]);
     expect(await sql`SELECT client_id, count FROM rate_limit_counts`).toEqual([{ client_id: client, count: 7 }]);

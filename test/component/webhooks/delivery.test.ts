@@ -18,7 +18,11 @@ async function subscribed(answer?: (request: Received, index: number) => Answer)
   const receiver = await startReceiver(answer);
   receivers.push(receiver);
   const key = await issueKey(t, { scopes: ['pets:write', 'webhooks:manage'] });
-  const { body } = await t.api.post('/v1/webhook-endpoints').set(auth(key.key)).send({ url: receiver.url, events: ['pet.created'] }).expect(201);
+  const { body } = await t.api
+    .post('/v1/webhook-endpoints')
+    .set(auth(key.key))
+    .send({ url: receiver.url, events: ['pet.created'] })
+    .expect(201);
   return { receiver, key: key.key, endpoint: body as { id: string; secret: string } };
 }
 
@@ -55,7 +59,13 @@ describe('the petCreated webhook', () => {
     const { receiver, key } = await subscribed();
     const body = buildNewPet();
     await t.api.post('/v1/pets').set(auth(key)).set('Idempotency-Key', 'replayed-once').send(body).expect(201);
-    await t.api.post('/v1/pets').set(auth(key)).set('Idempotency-Key', 'replayed-once').send(body).expect(201).expect('Idempotent-Replayed', 'true');
+    await t.api
+      .post('/v1/pets')
+      .set(auth(key))
+      .set('Idempotency-Key', 'replayed-once')
+      .send(body)
+      .expect(201)
+      .expect('Idempotent-Replayed', 'true');
     await until(() => receiver.received.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(1);
@@ -74,7 +84,14 @@ describe('the petCreated webhook', () => {
     const got = await t.api.get(`/v1/webhook-endpoints/${endpoint.id}`).set(auth(key)).expect(200);
     expect(got.body.recentAttempts).toEqual([
       { eventId: first.headers['webhook-id'], at: expect.any(String), outcome: 'delivered', status: 200, durationMs: expect.any(Number) },
-      { eventId: first.headers['webhook-id'], at: expect.any(String), outcome: 'http_status', status: 500, durationMs: expect.any(Number), error: 'HTTP 500' },
+      {
+        eventId: first.headers['webhook-id'],
+        at: expect.any(String),
+        outcome: 'http_status',
+        status: 500,
+        durationMs: expect.any(Number),
+        error: 'HTTP 500',
+      },
     ]);
   });
 
@@ -99,16 +116,23 @@ describe('the petCreated webhook', () => {
     receivers.push(back);
     await t.sql`UPDATE webhook_endpoints SET url = ${back.url} WHERE id = ${endpoint.id}`;
     await until(() => back.received.length === 1, 5_000);
-    const [failed] = await t.sql<{ outcome: string }[]>`SELECT outcome FROM webhook_attempts WHERE endpoint_id = ${endpoint.id} ORDER BY id LIMIT 1`;
+    const [failed] = await t.sql<
+      { outcome: string }[]
+    >`SELECT outcome FROM webhook_attempts WHERE endpoint_id = ${endpoint.id} ORDER BY id LIMIT 1`;
     expect(failed?.outcome).toBe('connection_failed');
   });
 
   test('when the receiver redirects, then the redirect is not followed and the attempt counts as failed', async () => {
-    const { receiver, key, endpoint } = await subscribed(() => ({ status: 302, headers: { Location: 'http://169.254.169.254/latest/meta-data/' } }));
+    const { receiver, key, endpoint } = await subscribed(() => ({
+      status: 302,
+      headers: { Location: 'http://169.254.169.254/latest/meta-data/' },
+    }));
     await t.api.post('/v1/pets').set(auth(key)).send(buildNewPet()).expect(201);
     await until(() => receiver.received.length >= 1);
     await until(async () => (await t.sql`SELECT 1 FROM webhook_attempts WHERE endpoint_id = ${endpoint.id}`).length >= 1);
-    const [attempt] = await t.sql<{ outcome: string; status: number }[]>`SELECT outcome, status FROM webhook_attempts WHERE endpoint_id = ${endpoint.id} LIMIT 1`;
+    const [attempt] = await t.sql<
+      { outcome: string; status: number }[]
+    >`SELECT outcome, status FROM webhook_attempts WHERE endpoint_id = ${endpoint.id} LIMIT 1`;
     expect(attempt).toEqual({ outcome: 'http_status', status: 302 });
   });
 

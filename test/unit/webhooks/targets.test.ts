@@ -3,9 +3,28 @@ import { GIVE_UP_AFTER_MS, RETRY_DELAYS_MS, nextStep } from '../../../src/webhoo
 
 describe('isPublicAddress', () => {
   test.each([
-    '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:127.0.0.1',
-    '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::10.0.0.1', '2001:db8::1', 'not an address',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::10.0.0.1',
+    '2001:db8::1',
+    'not an address',
   ])('when the address is %s, then events are never sent to it', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -38,7 +57,12 @@ describe('nextStep (the published backoff)', () => {
   const failed = { outcome: 'http_status' as const, status: 500, durationMs: 10 };
   test('when attempts fail, then the delays are 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then 10 h each', () => {
     const delays = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => nextStep(n, 0, failed));
-    expect(delays).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 36_000_000].map((delayMs) => ({ state: 'pending', delayMs })));
+    expect(delays).toEqual(
+      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 36_000_000].map((delayMs) => ({
+        state: 'pending',
+        delayMs,
+      })),
+    );
     expect(RETRY_DELAYS_MS).toHaveLength(6);
   });
 
