@@ -49,15 +49,39 @@ function sizeOf(what: string, sources: string[], minified: string[]): Size {
   };
 }
 
-/** The client's own modules, openapi-fetch's, and both together (what a consumer ships). */
+/** The modules `entry` loads, itself included, following its sibling imports (`./x.js`). */
+function reachable(modules: Map<string, string>, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !modules.has(name)) return;
+    seen.add(name);
+    for (const [, sibling] of (modules.get(name) ?? '').matchAll(/from\s*["']\.\/([a-z]+\.js)["']/gi)) visit(sibling as string);
+  };
+  visit(entry);
+  return [...seen];
+}
+
+/**
+ * The client's own modules (what `index.js` loads), openapi-fetch's, and both together (what a
+ * consumer of the API ships); and the receiver's entry, `animal-store-api/webhooks`, alone.
+ */
 export function clientSizes(): Size[] {
-  const own = clientModules();
-  const ownMin = [...clientModules({ minify: true }).values()];
+  const all = clientModules();
+  const allMin = clientModules({ minify: true });
+  const names = reachable(all, 'index.js');
+  const own = new Map(names.map((n) => [n, all.get(n) as string]));
+  const ownMin = names.map((n) => allMin.get(n) as string);
+  const receiver = reachable(all, 'webhooks.js');
   const fetchSource = openapiFetchModule();
   const fetchMin = minifySync(fetchSource, { module: true, compress: true, mangle: true }).code;
   return [
     sizeOf('src/client (this package)', [...own.values()], ownMin),
     sizeOf('openapi-fetch 0.17', [fetchSource], [fetchMin]),
     sizeOf('together', [...own.values(), fetchSource], [...ownMin, fetchMin]),
+    sizeOf(
+      'src/client/webhooks (verifyWebhook, for receivers)',
+      receiver.map((n) => all.get(n) as string),
+      receiver.map((n) => allMin.get(n) as string),
+    ),
   ];
 }

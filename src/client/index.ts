@@ -22,7 +22,6 @@ export type { components, operations, paths } from '../../generated/openapi';
 export { AnimalStoreError, type ResponseMeta } from './errors';
 export { type DeprecationNotice, linkTarget, nextLink } from './links';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs } from './retry';
-export { type PetCreatedEvent, type VerifyOptions, WebhookVerificationError, verifyWebhook } from './webhooks';
 
 export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];

@@ -7,9 +7,10 @@ import { projectRoot } from '../../src/paths';
 const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
 
 describe('the client package', () => {
-  test('when the package is imported by name, then its entry point is the client as npm run build writes it, with its types', () => {
+  test('when the package is imported by name, then its entry points are the client and the receiver’s verifyWebhook as npm run build writes them, with their types', () => {
     expect(pkg.exports).toEqual({
       '.': { types: './dist/src/client/index.d.ts', default: './dist/src/client/index.js' },
+      './webhooks': { types: './dist/src/client/webhooks.d.ts', default: './dist/src/client/webhooks.js' },
       './package.json': './package.json',
     });
     expect([pkg.main, pkg.types]).toEqual(['dist/src/client/index.js', 'dist/src/client/index.d.ts']);
@@ -21,10 +22,11 @@ describe('the client package', () => {
     expect(pkg.dependencies['openapi-fetch']).toBeDefined();
   });
 
-  test('when the client is minified and gzipped, then it stays within 3 KB, about openapi-fetch’s own size', () => {
-    const [own, openapiFetch, together] = clientSizes();
-    process.stdout.write(`client size (minified + gzip): ${JSON.stringify({ own, openapiFetch, together })}\n`);
+  test('when the client is minified and gzipped, then it stays within 3 KB, about openapi-fetch’s own size, and a receiver’s verifyWebhook within 1 KB', () => {
+    const [own, openapiFetch, together, receiver] = clientSizes();
+    process.stdout.write(`client size (minified + gzip): ${JSON.stringify({ own, openapiFetch, together, receiver })}\n`);
     expect(own!.gzipped).toBeLessThanOrEqual(3 * 1024);
     expect(openapiFetch!.gzipped).toBeGreaterThan(1024);
+    expect(receiver!.gzipped).toBeLessThanOrEqual(1024);
   });
 });
