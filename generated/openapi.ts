@@ -230,7 +230,7 @@ export interface paths {
     };
 }
 export interface webhooks {
-    petCreated: {
+    "pet.created": {
         parameters: {
             query?: never;
             header?: never;
@@ -258,55 +258,7 @@ export interface webhooks {
          *     deduplicates on it. Events are not ordered: a retry may arrive after a later
          *     event. Redirects are not followed; at most 4 KiB of the answer is read.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event's `id`, the same on every attempt and replay. */
-                    "webhook-id": string;
-                    /** @description When this attempt was signed, in seconds since the Unix epoch. */
-                    "webhook-timestamp": string;
-                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per secret in force. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "evt_2b9Xq0fLw7Hc4TnRk1Pz8aYd",
-                     *       "type": "pet.created",
-                     *       "createdAt": "2026-11-27T10:04:59.871Z",
-                     *       "data": {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "available"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PetCreatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Received. Any 2xx status means the same; its body is not read. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Not received; the event is sent again later. */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["petCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1804,6 +1756,55 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["RotateSecretError"];
+        };
+    };
+    petCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`, the same on every attempt and replay. */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in seconds since the Unix epoch. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per secret in force. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_2b9Xq0fLw7Hc4TnRk1Pz8aYd",
+                 *       "type": "pet.created",
+                 *       "createdAt": "2026-11-27T10:04:59.871Z",
+                 *       "data": {
+                 *         "id": 1,
+                 *         "name": "Rex",
+                 *         "categoryId": 1,
+                 *         "status": "available"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PetCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx status means the same; its body is not read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received; the event is sent again later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -1,10 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { operations } from '../../generated/openapi';
+import type { operations, webhooks } from '../../generated/openapi';
 import { type ErrorCode, errorBody } from './errorBody';
 import type { Deadline } from '../store/deadline';
 import type { Stores } from '../store';
 
-export type OperationId = keyof operations;
+/** The operations of the spec's `webhooks`: events this service sends, which no handler answers. */
+type WebhookOperation = {
+  [W in keyof webhooks]: NonNullable<webhooks[W]['post' | 'get' | 'put' | 'patch' | 'delete']>;
+}[keyof webhooks];
+
+/**
+ * The operations this service serves: those of `paths` (openapi-typescript lists the webhooks'
+ * among `operations` too). The handler registry's `satisfies` fails if one is missing or extra.
+ */
+export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
 
 /** Where an operation's handler lives, relative to the project root. */
 export const handlerFile = (operationId: string) => `src/handlers/${operationId}.ts`;

@@ -52,7 +52,12 @@ describe('npm run contract', () => {
   test('when the generated and handler checks run in-process, then both pass', async () => {
     expect(await checkGenerated(path.join(projectRoot, 'spec', 'openapi.yaml'))).toEqual([
       { name: 'generated', ok: true, detail: expect.any(String) },
-      { name: 'handlers', ok: true, detail: 'every operation has a handler: getHealth, getReadiness, listPets, createPet, getPet' },
+      {
+        name: 'handlers',
+        ok: true,
+        detail:
+          'every operation has a handler: getHealth, getReadiness, listPets, createPet, getPet, listWebhookEndpoints, createWebhookEndpoint, getWebhookEndpoint, deleteWebhookEndpoint, rotateWebhookEndpointSecret',
+      },
     ]);
   });
 

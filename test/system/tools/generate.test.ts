@@ -74,7 +74,7 @@ describe('npm run generate, after an operation was added to the spec', () => {
     project.write('src/handlers/countPets.ts', mine);
     project.write('test/component/operations/countPets.test.ts', '// mine too\n');
     const r = generate();
-    expect(r.stdout).toBe('nothing to do: generated/ matches the spec (6 operations)\n');
+    expect(r.stdout).toBe('nothing to do: generated/ matches the spec (11 operations)\n');
     expect(project.read('src/handlers/countPets.ts')).toBe(mine);
     expect(project.read('test/component/operations/countPets.test.ts')).toBe('// mine too\n');
   }, 30_000);
