@@ -70,16 +70,11 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));
     process.exit(EXIT_REFUSED);
   });
-  const webhooks = createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets });
-  preparation.done.then(
-    () => webhooks.start(),
-    () => {},
-  );
   const parts = {
     database,
     preparation,
     tracing,
-    webhooks,
+    webhooks: createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets }),
     rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
     // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
     keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
@@ -89,7 +84,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
   return { ...parts, ...(await buildApps(config, logging, spec, parts)) };
 }
 
-/** The app on the stores, and METRICS_PORT's app sharing its metrics. */
+/** The app on the stores, and METRICS_PORT's app sharing its metrics; the webhook deliveries start, counted, once the database is ready. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
   const { idempotencyTtlSeconds } = config;
@@ -103,7 +98,16 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onEvents: () => webhooks.nudge(),
   });
-  const metrics = createMetrics({ queriesInFlight, replica: reads && (() => reads.status()), exemplars: tracing !== undefined });
+  const metrics = createMetrics({
+    queriesInFlight,
+    replica: reads && (() => reads.status()),
+    exemplars: tracing !== undefined,
+    webhookBacklog: () => webhooks.backlog(),
+  });
+  preparation.done.then(
+    () => webhooks.start((result, lagMs) => metrics.webhookAttempt(result.outcome, lagMs === undefined ? undefined : lagMs / 1000)),
+    () => {},
+  );
   const app = await createApp({
     spec,
     handlers: withStores(stores),

@@ -24,11 +24,14 @@ export function createMetrics({
   queriesInFlight,
   replica,
   exemplars = false,
+  webhookBacklog,
 }: {
   queriesInFlight: () => number;
   replica?: () => ReplicaMetrics;
   /** Tracing on: the request metrics carry the trace and span of a request as an exemplar (OpenMetrics). */
   exemplars?: boolean;
+  /** Webhook deliveries due now and the oldest one's age, read at each scrape (it asks the database). */
+  webhookBacklog?: () => Promise<{ due: number; oldestMs: number }>;
 }) {
   const registry = new Registry();
   const privateRegistry = new Registry();
@@ -110,6 +113,47 @@ export function createMetrics({
     mcpToolCall(tool: string, outcome: 'ok' | 'error') {
       mcpToolCalls.inc({ tool, outcome });
     },
+    /** One webhook attempt's outcome, and for a delivered one the time from its event's commit. */
+    webhookAttempt: webhookMetrics(registry, webhookBacklog),
+  };
+}
+
+/** Webhook attempts by outcome, the lag from an event's commit to its delivery, and the backlog. */
+function webhookMetrics(registry: Registry, backlog: (() => Promise<{ due: number; oldestMs: number }>) | undefined) {
+  const attempts = new Counter({
+    name: 'animal_store_webhook_attempts_total',
+    help: 'Webhook delivery attempts by this process, by outcome: delivered, http_status, timeout, connection_failed, refused_target.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'animal_store_webhook_delivery_lag_seconds',
+    help: "Time from an event's commit to its delivery (the receiver's 2xx), retries included.",
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600],
+    registers: [registry],
+  });
+  if (backlog) {
+    const due = new Gauge({
+      name: 'animal_store_webhook_backlog',
+      help: 'Webhook deliveries due now and not yet made (every instance).',
+      registers: [registry],
+    });
+    new Gauge({
+      name: 'animal_store_webhook_backlog_oldest_seconds',
+      help: 'How long the oldest delivery due has waited (0: none).',
+      registers: [registry],
+      async collect() {
+        // One query for both gauges; a database that does not answer leaves them as they were.
+        const now = await backlog().catch(() => undefined);
+        if (!now) return;
+        due.set(now.due);
+        this.set(now.oldestMs / 1000);
+      },
+    });
+  }
+  return (outcome: string, lagSeconds: number | undefined) => {
+    attempts.inc({ outcome });
+    if (lagSeconds !== undefined) lag.observe(lagSeconds);
   };
 }
 

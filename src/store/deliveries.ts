@@ -50,6 +50,14 @@ export interface DeliveryQueue {
   backlog(): Promise<{ due: number; oldestMs: number }>;
 }
 
+/** `3 days`, `5 h`, `90 s`: how long, as an owner reads it. */
+const duration = (ms: number) =>
+  ms >= 86_400_000
+    ? `${Math.round(ms / 86_400_000)} days`
+    : ms >= 3_600_000
+      ? `${Math.round(ms / 3_600_000)} h`
+      : `${Math.round(ms / 1000)} s`;
+
 type ClaimRow = Omit<ClaimedDelivery, 'secrets'> & { secret: Buffer; previousSecret: Buffer | null };
 
 export function createDeliveryQueue(sql: Sql): DeliveryQueue {
@@ -84,7 +92,7 @@ export function createDeliveryQueue(sql: Sql): DeliveryQueue {
     async settle(delivery, startedAt, result, next, disableAfterMs) {
       const delivered = next.state === 'delivered';
       const delaySeconds = next.state === 'pending' ? next.delayMs / 1000 : 0;
-      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} h; the last: ${result.error ?? result.outcome}`;
+      const reason = `Every delivery failed for ${duration(disableAfterMs)}; the last: ${result.error ?? result.outcome}`;
       const [row] = await withDeadline(
         sql<{ disabled: boolean }[]>`
           WITH d AS (

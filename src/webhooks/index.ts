@@ -8,8 +8,11 @@ import { type DeliveryWorker, type WorkerOptions, startDeliveryWorker } from './
 export interface Webhooks {
   /** For createStores' `onEvents`: a create committed an event; safe to call before `start`. */
   nudge(): void;
-  start(): void;
+  /** `observe`: told of each attempt (the metrics). */
+  start(observe?: WorkerOptions['observe']): void;
   stop(withinMs?: number): Promise<void>;
+  /** Deliveries due now, and the oldest one's age (every instance's): for the metrics. */
+  backlog(): Promise<{ due: number; oldestMs: number }>;
 }
 
 export interface WebhooksOptions extends Omit<WorkerOptions, 'queue' | 'sender' | 'logger'> {
@@ -21,14 +24,16 @@ export interface WebhooksOptions extends Omit<WorkerOptions, 'queue' | 'sender' 
 
 export function createWebhooks(sql: Sql, logger: Logger, { allowPrivateTargets, attemptTimeoutMs, ...worker }: WebhooksOptions): Webhooks {
   const sender = createSender({ allowPrivate: allowPrivateTargets, timeoutMs: attemptTimeoutMs });
+  const queue = createDeliveryQueue(sql);
   let running: DeliveryWorker | undefined;
   let stopped = false;
   return {
     nudge: () => running?.nudge(),
-    start() {
+    start(observe) {
       if (running || stopped) return;
-      running = startDeliveryWorker({ ...worker, queue: createDeliveryQueue(sql), sender, logger });
+      running = startDeliveryWorker({ observe, ...worker, queue, sender, logger });
     },
+    backlog: () => queue.backlog(),
     async stop(withinMs) {
       stopped = true;
       await running?.stop(withinMs);

@@ -111,11 +111,11 @@ export async function startTestApp(
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const allowPrivateTargets = options.webhooks?.allowPrivateTargets ?? true;
   const webhooks = options.webhooks && createWebhooks(sql, logging.logger, { ...options.webhooks, allowPrivateTargets });
-  webhooks?.start();
   const handlers = withStores(
     createStores(sql, { idempotencyTtlSeconds: 86_400, allowPrivateTargets, onEvents: webhooks && (() => webhooks.nudge()) }),
   );
-  const metrics = createMetrics({ queriesInFlight });
+  const metrics = createMetrics({ queriesInFlight, webhookBacklog: webhooks && (() => webhooks.backlog()) });
+  webhooks?.start((result, lagMs) => metrics.webhookAttempt(result.outcome, lagMs === undefined ? undefined : lagMs / 1000));
   const served = options.stubs?.length
     ? { ...handlers, ...Object.fromEntries(options.stubs.map((op) => [op, notImplemented(op)])) }
     : handlers;
