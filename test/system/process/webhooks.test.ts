@@ -104,7 +104,7 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
       ids.push(...results.map((r) => r.body.id as number));
     }
-    await waitFor(async () => tally(receiver.received, secret).byEvent.size >= 1_000, { timeoutMs: 60_000, everyMs: 100 });
+    await waitFor(() => Promise.resolve(tally(receiver.received, secret).byEvent.size >= 1_000), { timeoutMs: 60_000, everyMs: 100 });
     await sleep(1_000);
     const { byEvent, petIds, duplicates, unverified } = tally(receiver.received, secret);
     expect({ events: byEvent.size, duplicates, unverified }).toEqual({ events: 1_000, duplicates: 0, unverified: 0 });
@@ -131,7 +131,7 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
         ids.push(r.body.id);
       }
       // Attempts are in flight (the receiver holds them unanswered), most of them the creating process's own.
-      await waitFor(async () => receiver.received.length >= 10, { timeoutMs: 10_000 });
+      await waitFor(() => Promise.resolve(receiver.received.length >= 10), { timeoutMs: 10_000 });
     } finally {
       if (c.child.pid) process.kill(-c.child.pid, 'SIGKILL');
       await c.exit;
@@ -142,7 +142,7 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
     // was due again after its lease (30 s), what the others had was cut at 10 s and retried after 5 s.
     const eventsOf = () => new Map(tally(receiver.received, secret).byEvent);
     const waited = await waitFor(
-      async () => ids.every((id) => [...eventsOf()].some(([event, e]) => e.petId === id && answered.has(event))),
+      () => Promise.resolve(ids.every((id) => [...eventsOf()].some(([event, e]) => e.petId === id && answered.has(event)))),
       {
         timeoutMs: 75_000,
         everyMs: 250,
@@ -169,7 +169,7 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
     }
     const acknowledged = [...load.acknowledged.keys()];
     expect(acknowledged.length).toBeGreaterThan(20);
-    await waitFor(async () => acknowledged.every((id) => tally(receiver.received, secret).petIds.has(id)), {
+    await waitFor(() => Promise.resolve(acknowledged.every((id) => tally(receiver.received, secret).petIds.has(id))), {
       timeoutMs: 60_000,
       everyMs: 250,
     }).catch(async (err: Error) => {
