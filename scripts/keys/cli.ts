@@ -12,12 +12,11 @@
  * embedded one of a running `npm start` (or its data directory, opened here when none runs).
  */
 import { userInfo } from 'node:os';
-import { parseArgs } from 'node:util';
 import { operationScopes, scopes as SCOPES } from '../../generated/security';
 import type { Sql } from '../../src/store/db';
 import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keys/admin';
 import { displayPrefix } from '../../src/store/keys/format';
-import { openServiceDatabase } from '../lib/database';
+import { type CommandOptions, UsageError, runOperatorTool, table } from '../lib/command';
 import { runTool } from '../lib/tool';
 
 const USAGE = `npm run keys -- <command> [options]
@@ -40,8 +39,6 @@ const USAGE = `npm run keys -- <command> [options]
   ).join(', ')}
   Every command: --actor NAME (recorded in the audit; default the OS user), --json.
   Database: DATABASE_URL, or the embedded one of npm start.`;
-
-class UsageError extends Error {}
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
@@ -72,8 +69,8 @@ const when = (d: Date | null, never = 'never') => (d ? d.toISOString().replace(/
 const stateOf = (k: KeyListing, now = Date.now()) =>
   k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= now ? 'expired' : 'active';
 
-function table(keys: KeyListing[]): string {
-  const rows = [
+const keysTable = (keys: KeyListing[]): string =>
+  table([
     ['KEY', 'CLIENT', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATE', 'REPLACES', 'NOTE'],
     ...keys.map((k) => [
       k.prefix,
@@ -86,17 +83,7 @@ function table(keys: KeyListing[]): string {
       k.replaces ? displayPrefix(k.replaces) : '',
       k.note ?? '',
     ]),
-  ];
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
+  ]);
 
 /** The audit line of a change: who, when, what, never a secret. */
 function logChange(change: KeyChange): void {
@@ -116,10 +103,8 @@ function logChange(change: KeyChange): void {
 
 const listingJson = (k: KeyListing) => ({ ...k, state: stateOf(k) });
 
-type Options = { [name: string]: string | boolean | undefined };
-
 /** The command, its arguments checked before any database is opened: what to run on it. */
-function commandOf(command: string, positional: string[], o: Options): (sql: Sql) => Promise<string> {
+function commandOf(command: string, positional: string[], o: CommandOptions): (sql: Sql) => Promise<string> {
   const actor = (o.actor as string | undefined) ?? userInfo().username;
   const json = o.json === true;
   const idOf = () => {
@@ -168,18 +153,16 @@ function commandOf(command: string, positional: string[], o: Options): (sql: Sql
     return async (sql) => {
       const keys = await listKeys(sql, { client: o.client as string | undefined });
       if (json) return JSON.stringify(keys.map(listingJson));
-      return keys.length ? table(keys) : 'No managed keys yet (npm run keys -- create --client NAME --scopes pets:read).';
+      return keys.length ? keysTable(keys) : 'No managed keys yet (npm run keys -- create --client NAME --scopes pets:read).';
     };
   }
   throw new UsageError(`Unknown command ${JSON.stringify(command)}`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
+runTool('keys failed', () =>
+  runOperatorTool(
+    {
+      usage: USAGE,
       options: {
         client: { type: 'string' },
         scopes: { type: 'string' },
@@ -188,39 +171,10 @@ async function main(argv: string[]): Promise<number> {
         grace: { type: 'string' },
         actor: { type: 'string' },
         json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const [command, ...positional] = parsed.positionals;
-  if (command === undefined || command === 'help' || parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined && !parsed.values.help ? 2 : 0;
-  }
-  let work: (sql: Sql) => Promise<string>;
-  try {
-    work = commandOf(command, positional, parsed.values as Options);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const db = await openServiceDatabase();
-  try {
-    process.stdout.write(`${await work(db.sql)}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof KeyCommandError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
-}
-
-runTool('keys failed', () => main(process.argv.slice(2)));
+      commandOf,
+      isCommandError: (err): err is Error => err instanceof KeyCommandError,
+    },
+    process.argv.slice(2),
+  ),
+);

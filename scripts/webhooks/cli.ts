@@ -4,7 +4,6 @@
  * of a running `npm start`. Never prints a secret.
  */
 import { userInfo } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { Sql } from '../../src/store/db';
 import {
   type DeliveryListing,
@@ -15,7 +14,7 @@ import {
   replayEvent,
   setEndpointEnabled,
 } from '../../src/store/webhookAdmin';
-import { openServiceDatabase } from '../lib/database';
+import { type CommandOptions, UsageError, runOperatorTool, table } from '../lib/command';
 import { runTool } from '../lib/tool';
 
 const USAGE = `npm run webhooks -- <command> [options]
@@ -29,23 +28,6 @@ const USAGE = `npm run webhooks -- <command> [options]
   deliveries ID [--limit N] an endpoint's last deliveries (default 50): state, attempts, last outcome
 
   Every command: --json. Database: DATABASE_URL, or the embedded one of npm start.`;
-
-class UsageError extends Error {}
-
-type Options = { [name: string]: string | boolean | undefined };
-
-/** Rows as aligned columns, the first the header. */
-function table(rows: string[][]): string {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
 
 const endpointsTable = (endpoints: EndpointListing[]) =>
   table([
@@ -76,7 +58,7 @@ const deliveriesTable = (deliveries: DeliveryListing[]) =>
   ]);
 
 /** The command, its arguments checked before any database is opened: what to run on it. */
-function commandOf(command: string, positional: string[], o: Options): (sql: Sql) => Promise<string> {
+function commandOf(command: string, positional: string[], o: CommandOptions): (sql: Sql) => Promise<string> {
   const json = o.json === true;
   const one = (what: string) => {
     if (positional.length !== 1) throw new UsageError(`${command} takes one ${what}`);
@@ -119,50 +101,19 @@ function commandOf(command: string, positional: string[], o: Options): (sql: Sql
   throw new UsageError(`Unknown command ${JSON.stringify(command)}`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
+runTool('webhooks failed', () =>
+  runOperatorTool(
+    {
+      usage: USAGE,
       options: {
         reason: { type: 'string' },
         endpoint: { type: 'string' },
         limit: { type: 'string' },
         json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const [command, ...positional] = parsed.positionals;
-  if (command === undefined || command === 'help' || parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return command === undefined && !parsed.values.help ? 2 : 0;
-  }
-  let work: (sql: Sql) => Promise<string>;
-  try {
-    work = commandOf(command, positional, parsed.values as Options);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const db = await openServiceDatabase();
-  try {
-    process.stdout.write(`${await work(db.sql)}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof WebhookCommandError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await db.close();
-  }
-}
-
-runTool('webhooks failed', () => main(process.argv.slice(2)));
+      commandOf,
+      isCommandError: (err): err is Error => err instanceof WebhookCommandError,
+    },
+    process.argv.slice(2),
+  ),
+);
