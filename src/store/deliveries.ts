@@ -46,7 +46,7 @@ export interface DeliveryQueue {
    * disabled with the reason. Returns whether the endpoint was disabled by this attempt.
    */
   settle(delivery: ClaimedDelivery, startedAt: Date, result: AttemptResult, next: NextStep, disableAfterMs: number): Promise<boolean>;
-  /** Deliveries due now (or overdue), and the age of the oldest: the backlog. */
+  /** Deliveries due now (or overdue) to enabled endpoints, what `claim` would take, and the age of the oldest: the backlog. */
   backlog(): Promise<{ due: number; oldestMs: number }>;
 }
 
@@ -129,9 +129,10 @@ export function createDeliveryQueue(sql: Sql): DeliveryQueue {
     async backlog() {
       const [row] = await withDeadline(
         sql<{ due: number; oldestMs: number }[]>`
-          SELECT count(*)::int AS due, coalesce(extract(epoch FROM now() - min(due_at)) * 1000, 0)::float8 AS "oldestMs"
-          FROM webhook_deliveries
-          WHERE state = 'pending' AND due_at <= now()`,
+          SELECT count(*)::int AS due, coalesce(extract(epoch FROM now() - min(d.due_at)) * 1000, 0)::float8 AS "oldestMs"
+          FROM webhook_deliveries d
+          JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.state = 'pending' AND d.due_at <= now() AND e.disabled_at IS NULL AND e.deleted_at IS NULL`,
       );
       return row ?? { due: 0, oldestMs: 0 };
     },

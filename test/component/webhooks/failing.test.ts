@@ -35,7 +35,8 @@ describe('an endpoint that keeps failing', () => {
       expect(receiver.received).toHaveLength(attempts);
       expect(await t.sql`SELECT state FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}`).toEqual([{ state: 'pending' }]);
       expect((await metric('animal_store_webhook_attempts_total{outcome="http_status"}'))[0]).toMatch(/ ([3-9]|\d\d+)$/);
-      expect(await metric('animal_store_webhook_backlog ')).toEqual([expect.stringMatching(/^animal_store_webhook_backlog \d+$/)]);
+      // The disabled endpoint's waiting delivery is no backlog: no worker would take it.
+      expect(await metric('animal_store_webhook_backlog ')).toEqual(['animal_store_webhook_backlog 0']);
     } finally {
       await receiver.close();
     }
