@@ -109,15 +109,38 @@ const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
 
 /**
  * `SELECT pets`, `INSERT pets`, `COMMIT`: the statement's first keyword and the table it names, for
- * the span's name; a message of several statements (`SET LOCAL …; COMMIT`) names each: `SET; COMMIT`.
+ * the span's name; a message of several statements (`SET LOCAL …; COMMIT`) names each: `SET; COMMIT`;
+ * a statement with CTEs names each operation in turn (`withSummary`).
  */
 export function summaryOf(text: string): string {
   const statements = text.split(/;\s*(?=[A-Za-z])/);
   return statements.length > 1 ? statements.map(statementSummary).join('; ') : statementSummary(text);
 }
 
+/**
+ * A statement with common table expressions (`WITH pet AS (INSERT INTO pets …), …`): each operation
+ * and the table it names, in the order they appear (the CTEs' own names are no tables), as the
+ * semantic conventions summarise a statement of several operations: `INSERT pets SELECT webhook_endpoints …`.
+ */
+function withSummary(text: string): string {
+  const ctes = new Set(
+    [...text.matchAll(/(?:\bwith|,)\s+("?[A-Za-z_][\w$]*"?)\s+as\s+(?:not\s+)?(?:materialized\s+)?\(/gi)].map((m) => m[1]?.toLowerCase()),
+  );
+  const parts: string[] = [];
+  for (const [, verb = '', table = ''] of text.matchAll(
+    /\b(insert\s+into|(?<!\bfor\s+)update|delete\s+from|from)\s+("?[A-Za-z_][\w$]*"?)/gi,
+  )) {
+    const name = table.replace(/"/g, '');
+    if (ctes.has(table.toLowerCase())) continue;
+    const part = `${/^from$/i.test(verb) ? 'SELECT' : (verb.split(/\s+/)[0] ?? '').toUpperCase()} ${name}`;
+    if (!parts.includes(part)) parts.push(part);
+  }
+  return parts.length ? parts.join(' ') : 'WITH';
+}
+
 function statementSummary(text: string): string {
   const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+  if (operation === 'WITH') return withSummary(text);
   const target =
     operation === 'INSERT'
       ? /\binto\s+("?[A-Za-z_][\w$]*"?)/i.exec(text)?.[1]

@@ -104,7 +104,7 @@ describe('what /docs serves, and how', () => {
 });
 
 (haveBrowser ? describe : describe.skip)('the API reference page in headless Chromium', () => {
-  test('when GET /docs/ loads offline, then no request fails and it shows the three operations and the probes', async () => {
+  test('when GET /docs/ loads offline, then no request fails and it shows the three operations, the webhook endpoints’, the webhook and the probes', async () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
@@ -122,7 +122,20 @@ describe('what /docs serves, and how', () => {
             `${el.querySelector('.opblock-summary-method')?.textContent} ${el.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path')}`,
         ),
       );
-      expect(operations.sort()).toEqual(['GET /healthz', 'GET /pets', 'GET /pets/{petId}', 'GET /readyz', 'POST /pets']);
+      expect(operations.sort()).toEqual([
+        'DELETE /webhook-endpoints/{endpointId}',
+        'GET /healthz',
+        'GET /pets',
+        'GET /pets/{petId}',
+        'GET /readyz',
+        'GET /webhook-endpoints',
+        'GET /webhook-endpoints/{endpointId}',
+        'POST /pets',
+        'POST /webhook-endpoints',
+        'POST /webhook-endpoints/{endpointId}/rotate-secret',
+        // The webhook this service sends (Swagger UI shows a webhook under its name).
+        'POST pet.created',
+      ]);
       expect(await page.locator('.opblock-deprecated').count()).toBe(1);
       expect(await page.title()).toBe('Animal Store API reference');
       expect(failures).toEqual([]);

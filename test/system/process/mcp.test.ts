@@ -61,7 +61,16 @@ test('when a read-only key and a read-write key list the tools, then the read-on
   }
   expect(reader).toEqual(['listPets', 'getPet']);
   expect(server.output()).toContain(`MCP: ${server.origin}/mcp (MCP_ENABLED; docs/mcp.md), with the same keys`);
-  expect(await names(KEY)).toEqual(['listPets', 'createPet', 'getPet']);
+  expect(await names(KEY)).toEqual([
+    'listPets',
+    'createPet',
+    'getPet',
+    'listWebhookEndpoints',
+    'createWebhookEndpoint',
+    'getWebhookEndpoint',
+    'deleteWebhookEndpoint',
+    'rotateWebhookEndpointSecret',
+  ]);
 });
 
 test('when an agent creates twice with one idempotencyKey, walks a filtered list and reads one animal, then each result is the API’s', async () => {

@@ -3,6 +3,7 @@ import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../supp
 import { countAcrossInstances } from '../../support/sharedLimit';
 import { waitUntilListening } from '../../../scripts/lib/processes';
 import { type Running, reapAll, spawnServer, startServer, stop } from '../../support/processes';
+import { startReceiver } from '../../support/receiver';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 
 // The service behind PgBouncer in transaction mode (Debian's pgbouncer, as shipped), in front
@@ -11,6 +12,7 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
 // keys of its own, and a load connection moves to its next key after a key's 100 requests.
 const KEY = 'pooled-key-0123456789abcdef';
 const LIMITED = 'limited-key-0123456789abcdef';
+const HOOKS = 'hooks-key-0123456789abcdef';
 const PER_KEY = 100;
 const LOAD_KEYS = Array.from({ length: 30 }, (_, i) => Array.from({ length: 10 }, (_, k) => `load-key-${i}-${k}-0123456789abcdef`));
 const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
@@ -32,8 +34,9 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
       DATABASE_URL: bouncer.url,
       DATABASE_POOL_MODE: 'transaction',
       DATABASE_POOL_SIZE: '20',
-      API_KEYS: [KEY, LIMITED, ...LOAD_KEYS.flat()].join(','),
+      API_KEYS: [KEY, LIMITED, HOOKS, ...LOAD_KEYS.flat()].join(','),
       RATE_LIMIT: `${PER_KEY}/1h`,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     await waitReady(a);
@@ -150,4 +153,39 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
       `through PgBouncer (transaction mode, 8 server connections), 30 connections for 5 s: ${JSON.stringify(Object.fromEntries(statuses))}\n`,
     );
   }, 30_000);
+
+  test('when animals are created through both instances with an endpoint subscribed, then the workers claim through the pooler and deliver each event once', async () => {
+    const receiver = await startReceiver();
+    try {
+      const made = await call(`${a.baseUrl}/webhook-endpoints`, {
+        method: 'POST',
+        headers: json(HOOKS),
+        body: JSON.stringify({ url: receiver.url, events: ['pet.created'] }),
+      });
+      expect(made.status).toBe(201);
+      const created = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          call(`${(i % 2 ? a : b).baseUrl}/pets`, {
+            method: 'POST',
+            headers: json(HOOKS),
+            body: JSON.stringify({ name: `Pooled hook ${i}`, categoryId: i }),
+          }),
+        ),
+      );
+      expect(created.map((r) => r.status)).toEqual(Array(60).fill(201));
+      for (let i = 0; i < 200 && receiver.received.length < 60; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 500));
+      const petIds = receiver.received.map((r) => JSON.parse(r.body).data.id as number).sort((x, y) => x - y);
+      expect(petIds).toEqual(created.map((r) => r.body.id as number).sort((x, y) => x - y));
+    } finally {
+      await receiver.close();
+      await call(`${a.baseUrl}/webhook-endpoints`, { headers: json(HOOKS) }).then((r) =>
+        Promise.all(
+          (r.body as { id: string }[]).map((e) =>
+            call(`${a.baseUrl}/webhook-endpoints/${e.id}`, { method: 'DELETE', headers: json(HOOKS) }),
+          ),
+        ),
+      );
+    }
+  }, 60_000);
 });
