@@ -74,7 +74,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     database,
     preparation,
     tracing,
-    webhooks: createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets }),
+    webhooks: createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets, tracing }),
     rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
     // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
     keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
@@ -87,9 +87,8 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
 /** The app on the stores, and METRICS_PORT's app sharing its metrics; the webhook deliveries start, counted, once the database is ready. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
-  const { idempotencyTtlSeconds } = config;
   const stores = createStores(database.sql, {
-    idempotencyTtlSeconds,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     preparation,
     reads,
     keyRegistry,
@@ -97,6 +96,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     failoverTimeoutMs: config.databaseFailoverTimeoutMs,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onEvents: () => webhooks.nudge(),
+    traceContext: tracing && (() => tracing.traceparent()),
   });
   const metrics = createMetrics({
     queriesInFlight,

@@ -28,6 +28,8 @@ export interface ClaimedDelivery {
   createdAt: string;
   /** How long ago, by the database's clock. */
   ageMs: number;
+  /** The trace of the create that made the event (W3C traceparent), when it was traced. */
+  traceContext: string | null;
 }
 
 /** What becomes of a delivery after an attempt. */
@@ -81,7 +83,7 @@ export function createDeliveryQueue(sql: Sql): DeliveryQueue {
           RETURNING d.endpoint_id AS "endpointId", d.event_id AS "eventId", d.attempts AS attempt, e.url, e.secret,
             CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS "previousSecret",
             v.type, v.data, to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
-            (extract(epoch FROM now() - v.created_at) * 1000)::float8 AS "ageMs"`,
+            (extract(epoch FROM now() - v.created_at) * 1000)::float8 AS "ageMs", v.trace_context AS "traceContext"`,
       );
       return rows.map(({ secret, previousSecret, ...rest }) => ({
         ...rest,

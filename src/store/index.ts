@@ -32,11 +32,22 @@ export interface StoreOptions {
   allowPrivateTargets?: boolean;
   /** Called after a create committed an event for a subscribed endpoint: the delivery worker looks at once. */
   onEvents?: () => void;
+  /** The running create's trace (W3C traceparent) when tracing records it (Tracing.traceparent). */
+  traceContext?: () => string | undefined;
 }
 
 /** Everything the handlers read and write, over one pool. */
 export function createStores(sql: Sql, options: StoreOptions): Stores {
-  const { idempotencyTtlSeconds, preparation, reads, keyRegistry: keys, followsPrimary, failoverTimeoutMs, onEvents } = options;
+  const {
+    idempotencyTtlSeconds,
+    preparation,
+    reads,
+    keyRegistry: keys,
+    followsPrimary,
+    failoverTimeoutMs,
+    onEvents,
+    traceContext,
+  } = options;
   const resolveMs = followsPrimary ? failoverTimeoutMs : undefined;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
   // service serves from the moment /readyz says so, and not before (a managed key would get 503).
@@ -52,6 +63,7 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
       read: reads && ((query) => reads.read(query)),
       resolveMs,
       onEvents,
+      traceContext,
     }),
     health: createHealthCheck(sql, pendingReason, { followsPrimary }),
     webhookEndpoints: createWebhookEndpointStore(sql, {

@@ -56,6 +56,8 @@ export interface PetStoreOptions {
   resolveMs?: number;
   /** Called once a create that wrote a `pet.created` event (an endpoint is subscribed) has committed. */
   onEvents?: () => void;
+  /** The running create's trace (W3C traceparent) when tracing records it: stored with its event, for the deliveries' spans to link to. */
+  traceContext?: () => string | undefined;
 }
 
 /** The page cursors' signing key, shared by every instance (migration 0004 made it). */
@@ -74,6 +76,7 @@ export const petColumns = (q: Sql) => q`id, name, category_id AS "categoryId", s
 async function insertPet(
   q: WriteSql,
   { name, categoryId, status }: NewPet,
+  traceContext: string | undefined,
 ): Promise<{ result: Pet; wrote: WriteTransaction; events: boolean }> {
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
   // Its `pet.created` event, and a delivery to each enabled endpoint subscribed to it, are written
@@ -89,9 +92,9 @@ async function insertPet(
         SELECT id FROM webhook_endpoints
         WHERE 'pet.created' = ANY (events) AND disabled_at IS NULL AND deleted_at IS NULL
       ), event AS (
-        INSERT INTO webhook_events (id, type, data, created_at)
+        INSERT INTO webhook_events (id, type, data, created_at, trace_context)
         SELECT ${`evt_${randomBase62(24)}`}, 'pet.created',
-               jsonb_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status), created_at
+               jsonb_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status), created_at, ${traceContext ?? null}
         FROM pet
         WHERE EXISTS (SELECT 1 FROM subscribed)
         RETURNING id
@@ -145,7 +148,7 @@ function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'c
 
 export function createPetStore(
   sql: Sql,
-  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs, onEvents }: PetStoreOptions,
+  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs, onEvents, traceContext }: PetStoreOptions,
 ): PetStore {
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
@@ -183,7 +186,7 @@ export function createPetStore(
         sql,
         deadline,
         async (tx) => {
-          const inserted = await insertPet(tx, pet);
+          const inserted = await insertPet(tx, pet, traceContext?.());
           events = inserted.events;
           return inserted;
         },
@@ -202,7 +205,7 @@ export function createPetStore(
         deadline,
         (tx) =>
           once(tx, request, idempotencyTtlSeconds, async () => {
-            const inserted = await insertPet(tx, pet);
+            const inserted = await insertPet(tx, pet, traceContext?.());
             events = inserted.events;
             return inserted;
           }),

@@ -1,4 +1,5 @@
 import type { Logger } from '../ops/logger';
+import type { Tracing } from '../ops/tracing';
 import type { ClaimedDelivery, DeliveryQueue, NextStep } from '../store/deliveries';
 import { eventBody } from './events';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, type Sender } from './send';
@@ -38,6 +39,8 @@ export interface WorkerOptions {
   disableAfterMs?: number;
   /** Told of each attempt, for the metrics: its result, and for a delivered one the time from the event's commit. */
   observe?: (result: AttemptResult, lagMs: number | undefined) => void;
+  /** With tracing on: a client span per attempt, linked to the trace of the create that made the event. */
+  tracing?: Pick<Tracing, 'delivery'>;
 }
 
 export interface DeliveryWorker {
@@ -54,7 +57,7 @@ export interface DeliveryWorker {
  * a receiver may see an event twice, never no time (at least once).
  */
 export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
-  const { queue, sender, logger, concurrency = 8, pollMs = 1_000, disableAfterMs = DISABLE_AFTER_MS, observe } = options;
+  const { queue, sender, logger, concurrency = 8, pollMs = 1_000, disableAfterMs = DISABLE_AFTER_MS, observe, tracing } = options;
   const leaseMs = ATTEMPT_TIMEOUT_MS * 3;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -66,9 +69,18 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const startedAt = new Date();
     const body = eventBody(delivery);
     const headers = signedHeaders(delivery.eventId, Math.floor(Date.now() / 1000), body, delivery.secrets);
-    const result = await sender.send(delivery.url, { ...headers }, body);
-    const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
     const { endpointId, eventId, attempt: n } = delivery;
+    const span = tracing?.delivery({
+      eventId,
+      eventType: delivery.type,
+      endpointId,
+      attempt: n,
+      url: delivery.url,
+      link: delivery.traceContext,
+    });
+    const result = await sender.send(delivery.url, { ...span?.headers, ...headers }, body);
+    span?.end({ status: result.status, failure: result.outcome === 'delivered' ? undefined : result.outcome });
+    const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
     observe?.(result, result.outcome === 'delivered' ? delivery.ageMs + result.durationMs : undefined);
     const line = {
       webhook: {

@@ -100,6 +100,8 @@ export interface ExportedSpan {
   endNs: bigint;
   attributes: Record<string, Value>;
   events: { name: string; attributes: Record<string, Value> }[];
+  /** The spans of other traces this one links to (hex ids). */
+  links: { traceId: string; spanId: string }[];
   status: { code: 'UNSET' | 'OK' | 'ERROR'; message: string };
   resource: Record<string, Value>;
   scope: { name: string; version: string };
@@ -116,6 +118,7 @@ interface WireSpan {
   endTimeUnixNano: { toString(): string };
   attributes?: WireKeyValue[];
   events?: { name: string; attributes?: WireKeyValue[] }[];
+  links?: { traceId: Uint8Array; spanId: Uint8Array }[];
   status?: { code?: number; message?: string };
 }
 interface WireRequest {
@@ -144,6 +147,7 @@ export function decodeTraces(body: Buffer): ExportedSpan[] {
         endNs: BigInt(s.endTimeUnixNano.toString()),
         attributes: attributesOf(s.attributes),
         events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributesOf(e.attributes) })),
+        links: (s.links ?? []).map((l) => ({ traceId: hex(l.traceId) ?? '', spanId: hex(l.spanId) ?? '' })),
         status: { code: CODES[s.status?.code ?? 0] ?? 'UNSET', message: s.status?.message ?? '' },
         resource: attributesOf(rs.resource?.attributes),
         scope: { name: ss.scope?.name ?? '', version: ss.scope?.version ?? '' },

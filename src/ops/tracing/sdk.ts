@@ -9,11 +9,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   type Attributes,
   type Context,
+  type Link,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  type TextMapSetter,
   type Tracer,
   context,
   trace,
@@ -41,6 +43,7 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
+  ATTR_HTTP_REQUEST_RESEND_COUNT,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
   ATTR_NETWORK_PROTOCOL_VERSION,
@@ -48,15 +51,30 @@ import {
   ATTR_SERVER_PORT,
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
+  ATTR_URL_FULL,
   ATTR_URL_PATH,
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
-import type { RequestOutcome, RequestTrace, StatementHook, TracedRequest, Tracing, TracingConfig, TracingDeps } from './types';
+import type {
+  DeliveryTrace,
+  RequestOutcome,
+  RequestTrace,
+  StatementHook,
+  TracedDelivery,
+  TracedRequest,
+  Tracing,
+  TracingConfig,
+  TracingDeps,
+} from './types';
 
 /** The operationId the request matched: no semantic convention names it, so the attribute is this service's own. */
 export const ATTR_OPERATION_ID = 'animal_store.operation_id';
+/** A webhook delivery's event, its type and its endpoint: this service's own attributes too. */
+export const ATTR_WEBHOOK_EVENT_ID = 'animal_store.webhook.event_id';
+export const ATTR_WEBHOOK_EVENT_TYPE = 'animal_store.webhook.event_type';
+export const ATTR_WEBHOOK_ENDPOINT_ID = 'animal_store.webhook.endpoint_id';
 
 /** The SDK's sampler for the OTEL_TRACES_SAMPLER the configuration read. */
 function createSampler({ sampler, samplerRatio }: TracingConfig): Sampler {
@@ -105,6 +123,11 @@ function requestAttributes(req: TracedRequest): Attributes {
 const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
   get: (headers, key) => headers[key],
   keys: (headers) => Object.keys(headers),
+};
+const headerSetter: TextMapSetter<Record<string, string>> = {
+  set: (headers, key, value) => {
+    headers[key] = value;
+  },
 };
 
 /**
@@ -212,6 +235,65 @@ function stepSpan<T>(tracer: Tracer, name: string, work: () => Promise<T>): Prom
   );
 }
 
+/** The active span's context as a `traceparent` header's value, when it is recorded. */
+function activeTraceparent(propagator: W3CTraceContextPropagator): string | undefined {
+  const active = recordingParent();
+  if (!active) return undefined;
+  const carrier: Record<string, string> = {};
+  propagator.inject(active, carrier, headerSetter);
+  return carrier.traceparent;
+}
+
+/**
+ * A delivery attempt's span: an HTTP client span (`POST`, the semantic conventions' name for a
+ * client request), a root with a link to the create's trace rather than its child, since an
+ * attempt may come hours later and be one of several (the conventions' guidance for work a
+ * producer's context started but did not wait for).
+ */
+function deliverySpan(tracer: Tracer, propagator: W3CTraceContextPropagator, delivery: TracedDelivery): DeliveryTrace {
+  const url = new URL(delivery.url);
+  const links: Link[] = [];
+  if (delivery.link !== null) {
+    const created = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, { traceparent: delivery.link }, headerGetter));
+    if (created) links.push({ context: created });
+  }
+  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  const span = tracer.startSpan(
+    'POST',
+    {
+      kind: SpanKind.CLIENT,
+      root: true,
+      links,
+      attributes: {
+        [ATTR_HTTP_REQUEST_METHOD]: 'POST',
+        [ATTR_URL_FULL]: `${url.protocol}//${url.host}${url.pathname}`,
+        [ATTR_SERVER_ADDRESS]: url.hostname.replace(/^\[|\]$/g, ''),
+        [ATTR_SERVER_PORT]: port,
+        [ATTR_WEBHOOK_EVENT_ID]: delivery.eventId,
+        [ATTR_WEBHOOK_EVENT_TYPE]: delivery.eventType,
+        [ATTR_WEBHOOK_ENDPOINT_ID]: delivery.endpointId,
+        ...(delivery.attempt > 1 ? { [ATTR_HTTP_REQUEST_RESEND_COUNT]: delivery.attempt - 1 } : {}),
+      },
+    },
+    ROOT_CONTEXT,
+  );
+  const headers: Record<string, string> = {};
+  propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, headerSetter);
+  return {
+    headers,
+    end({ status, failure }) {
+      if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+      // A client span is in error for any status of 400 or more, and for no answer at all (semantic conventions, HTTP spans).
+      const error = failure === 'http_status' && status !== undefined ? String(status) : failure;
+      if (error !== undefined) {
+        span.setAttribute(ATTR_ERROR_TYPE, error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    },
+  };
+}
+
 /** postgres.js's debug hook for a pool on `url`: a client span per statement of a traced request. */
 function statementSpans(tracer: Tracer, url: string): StatementHook {
   const target = new URL(url);
@@ -275,6 +357,8 @@ export function createTracing(config: TracingConfig, { serviceVersion }: Tracing
   return {
     request: (req) => requestSpan(tracer, propagator, req),
     step: (name, work) => stepSpan(tracer, name, work),
+    traceparent: () => activeTraceparent(propagator),
+    delivery: (delivery) => deliverySpan(tracer, propagator, delivery),
     statements: (url) => statementSpans(tracer, url),
     shutdown: () => provider.shutdown(),
   };

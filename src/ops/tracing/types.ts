@@ -81,11 +81,39 @@ export interface RequestTrace {
  */
 export type StatementHook = (connection: number, text: string, parameters: unknown[], types: unknown[], query: Promise<unknown>) => void;
 
+/** One webhook delivery attempt, as its span is named and attributed (never the secret, the headers or the body). */
+export interface TracedDelivery {
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  /** From 1. */
+  attempt: number;
+  /** The endpoint's URL: its scheme, host, port and path go on the span, never its query (a receiver may put its own token there). */
+  url: string;
+  /** The trace of the create that made the event (W3C traceparent), linked from the span. */
+  link: string | null;
+}
+
+/** The client span of one delivery attempt. */
+export interface DeliveryTrace {
+  /** The headers that carry this span's context to the receiver (W3C traceparent). */
+  headers: Record<string, string>;
+  /** Ends the span with what the attempt met: the receiver's status, or the failure's kind (`timeout`, `connection_failed`, …). */
+  end(outcome: { status?: number; failure?: string }): void;
+}
+
 export interface Tracing {
   /** The server span of a request (its parent from the caller's `traceparent`, or the active span for one made in process). */
   request(req: TracedRequest): RequestTrace;
   /** A step of the request path as a child span of the active one, active while `work` runs. */
   step<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** The active span's context as a W3C traceparent, when it is recorded (a sampled request in flight); else undefined. */
+  traceparent(): string | undefined;
+  /**
+   * A webhook delivery attempt's client span: the root of a trace of its own (an attempt may come
+   * hours after the create, and be one of several), linked to the create's trace when it had one.
+   */
+  delivery(delivery: TracedDelivery): DeliveryTrace;
   /** The statement hook of a pool on `url` (its server and database go on every statement's span). */
   statements(url: string): StatementHook;
   /** Exports what is buffered and stops. */

@@ -6,6 +6,7 @@ import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';
 import { type Proxy, proxyTo } from '../../support/proxy';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
+import { type Received, startReceiver } from '../../support/receiver';
 
 // OpenTelemetry end to end: the real server process exports through its OTLP/HTTP exporter
 // to a receiver here, which decodes the protobuf as a collector would; the trees, the
@@ -48,6 +49,10 @@ describe('OpenTelemetry traces', () => {
     let metrics: { type: string | null; text: string };
     /** A managed key, used once and kept out of every span as the API_KEYS key is. */
     let managed: string;
+    /** The webhook deliveries of the traced create: the first answered 503, the retry 204. */
+    let deliveries: Received[];
+    let secret: string;
+    let hooksUrl: string;
 
     beforeAll(async () => {
       const sql = connect(db.url, { max: 1 });
@@ -56,8 +61,12 @@ describe('OpenTelemetry traces', () => {
       await sql.end();
       receiver = await startOtlpReceiver();
       proxy = await proxyTo(db.url);
+      const hooks = await startReceiver((_request, index) => ({ status: index === 0 ? 503 : 204 }));
+      deliveries = hooks.received;
+      hooksUrl = hooks.url;
       server = await startServer({
         ...dbEnv(proxy.url),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         OTEL_TRACES_EXPORTER: 'otlp',
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         OTEL_SERVICE_NAME: 'animal-store-test',
@@ -68,6 +77,13 @@ describe('OpenTelemetry traces', () => {
         if (i > 100) throw new Error(`not ready:\n${server.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      const subscribed = await fetch(`${server.baseUrl}/webhook-endpoints`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: hooks.url, events: ['pet.created'] }),
+      });
+      const endpoint = (await subscribed.json()) as { id: string; secret: string };
+      secret = endpoint.secret;
       const create = await fetch(`${server.baseUrl}/pets`, {
         method: 'POST',
         headers: {
@@ -85,13 +101,22 @@ describe('OpenTelemetry traces', () => {
       });
       const refused = await fetch(`${server.baseUrl}/pets`);
       const withManaged = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${managed}` } });
+      // The event's first attempt is answered 503, its retry (5 s later) 204; both are recorded before the database goes.
+      for (let i = 0; (server.output().match(/"msg":"webhook (delivered|attempt failed)"/g) ?? []).length < 2; i++) {
+        if (i > 200) throw new Error(`not delivered:\n${server.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await hooks.close();
+      const unsubscribed = await fetch(`${server.baseUrl}/webhook-endpoints/${endpoint.id}`, { method: 'DELETE', headers: auth });
       const scraped = await fetch(`${server.origin}/metrics`);
       metrics = { type: scraped.headers.get('content-type'), text: await scraped.text() };
       // The database goes away: the next read is a 503, its span in error.
       proxy.close();
       const unavailable = await fetch(`${server.baseUrl}/pets`, { headers: auth });
       statuses = {
+        subscribed: subscribed.status,
         create: create.status,
+        unsubscribed: unsubscribed.status,
         malformed: malformed.status,
         notSampled: notSampled.status,
         refused: refused.status,
@@ -121,7 +146,16 @@ describe('OpenTelemetry traces', () => {
     };
 
     test('when the requests were answered, then they were answered as without tracing', () => {
-      expect(statuses).toEqual({ create: 201, malformed: 200, notSampled: 200, refused: 401, withManaged: 200, unavailable: 503 });
+      expect(statuses).toEqual({
+        subscribed: 201,
+        create: 201,
+        unsubscribed: 204,
+        malformed: 200,
+        notSampled: 200,
+        refused: 401,
+        withManaged: 200,
+        unavailable: 503,
+      });
       expect(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf')).toBe(true);
     });
 
@@ -181,6 +215,41 @@ describe('OpenTelemetry traces', () => {
       });
     });
 
+    test("when the create's event was delivered, then each attempt is a client span of its own trace, linked to the create's", () => {
+      const created = trace(caller.traceId);
+      const attempts = receiver.spans.filter((s) => s.attributes['animal_store.webhook.event_id'] !== undefined);
+      expect(attempts.map((s) => [s.name, s.kind, s.parentSpanId, s.attributes['http.response.status_code']])).toEqual([
+        ['POST', 'CLIENT', undefined, 503],
+        ['POST', 'CLIENT', undefined, 204],
+      ]);
+      const [failed, delivered] = attempts as [ExportedSpan, ExportedSpan];
+      // The link names a span of the create's trace: the one running when the event was written.
+      expect(failed.links).toHaveLength(1);
+      expect(delivered.links).toEqual(failed.links);
+      expect(failed.links[0]?.traceId).toBe(caller.traceId);
+      expect(created.map((s) => s.spanId)).toContain(failed.links[0]?.spanId);
+      expect(failed.traceId).not.toBe(delivered.traceId);
+      expect(failed).toMatchObject({
+        status: { code: 'ERROR' },
+        attributes: {
+          'http.request.method': 'POST',
+          'url.full': hooksUrl,
+          'server.address': '127.0.0.1',
+          'error.type': '503',
+          'animal_store.webhook.event_type': 'pet.created',
+          'animal_store.webhook.endpoint_id': expect.stringMatching(/^we_/),
+        },
+      });
+      expect(failed.attributes['http.request.resend_count']).toBeUndefined();
+      expect(delivered).toMatchObject({ status: { code: 'UNSET' }, attributes: { 'http.request.resend_count': 1 } });
+      // The receiver was given each attempt's own context, beside the Standard Webhooks headers.
+      expect(deliveries.map((d) => d.headers.traceparent)).toEqual(attempts.map((s) => `00-${s.traceId}-${s.spanId}-01`));
+      expect(deliveries.map((d) => d.headers['webhook-id'])).toEqual([
+        failed.attributes['animal_store.webhook.event_id'],
+        failed.attributes['animal_store.webhook.event_id'],
+      ]);
+    });
+
     test('when a request came with a malformed traceparent, then it was served and traced as a trace of its own', () => {
       const get = receiver.spans.filter((s) => s.name === 'GET /v1/pets/{petId}');
       expect(get).toHaveLength(1);
@@ -215,11 +284,11 @@ describe('OpenTelemetry traces', () => {
 
     test("when a request was traced, then its log line carries the trace's and its server span's ids", () => {
       const span = one(trace(caller.traceId), 'POST /v1/pets');
-      const line = logLines(server).find((l) => l.req?.method === 'POST');
+      const line = logLines(server).find((l) => l.req?.method === 'POST' && l.req.path === '/v1/pets');
       expect(line).toMatchObject({ msg: 'request completed', trace_id: caller.traceId, span_id: span.spanId });
-      // Every request's line (the readiness polls apart), the unsampled one, the 401, the managed key's and the scrape included.
+      // Every request's line (the readiness polls apart): the subscription and its deletion, the unsampled one, the 401, the managed key's and the scrape included.
       const requestLines = logLines(server).filter((l) => l.req && l.req.path !== '/readyz');
-      expect(requestLines).toHaveLength(7);
+      expect(requestLines).toHaveLength(9);
       for (const l of requestLines)
         expect(l).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
       expect(logLines(server).find((l) => l.req?.path === `/v1/pets` && l.res?.statusCode === 200)).toMatchObject({ trace_id: unsampled });
@@ -237,7 +306,7 @@ describe('OpenTelemetry traces', () => {
       expect(metrics.text.trimEnd().endsWith('# EOF')).toBe(true);
     });
 
-    test('when every exported span is read, then none carries the API key, the Authorization header or a body', () => {
+    test('when every exported span is read, then none carries the API key, the Authorization header, a body or a webhook secret', () => {
       expect(receiver.spans.length).toBeGreaterThan(8);
       const exported = JSON.stringify(receiver.spans, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       expect(exported).not.toContain(KEY);
@@ -245,6 +314,7 @@ describe('OpenTelemetry traces', () => {
       expect(exported.toLowerCase()).not.toContain('authorization');
       expect(exported.toLowerCase()).not.toContain('bearer');
       expect(exported).not.toContain(marker);
+      expect(exported).not.toContain(secret.slice(6));
       const keys = new Set(receiver.spans.flatMap((s) => Object.keys(s.attributes)));
       expect([...keys].filter((k) => /header|body|key|auth/i.test(k))).toEqual([]);
     });

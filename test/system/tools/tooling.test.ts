@@ -24,10 +24,10 @@ describe('npm run db:migrate', () => {
     const first = await npmRun('db:migrate');
     expect(first.status).toBe(0);
     expect(first.stdout).toContain(
-      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\napplied 0004_create_signing_keys\napplied 0005_create_api_keys\napplied 0006_index_pets_by_category\napplied 0007_create_webhooks\n7 migration(s) applied; the database is at 7',
+      'applied 0001_create_pets\napplied 0002_create_idempotency_keys\napplied 0003_create_rate_limit_counts\napplied 0004_create_signing_keys\napplied 0005_create_api_keys\napplied 0006_index_pets_by_category\napplied 0007_create_webhooks\napplied 0008_trace_webhook_events\n8 migration(s) applied; the database is at 8',
     );
     const again = await npmRun('db:migrate');
-    expect(again.stdout).toContain('up to date: the database is at 7');
+    expect(again.stdout).toContain('up to date: the database is at 8');
   }, 30_000);
 
   test('when DATABASE_URL is unset, then it says what it needs', async () => {
