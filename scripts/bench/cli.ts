@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--deep-pets N] [--smoke] [--scale] [--deep] [--scenarios 0,3]
+ * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--deep-pets N] [--webhook-rate N] [--smoke] [--scale] [--deep] [--webhooks] [--scenarios 0,3]
  *
  * The product as production runs it, against the baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor, and for information the floor on the product's
@@ -14,9 +14,9 @@
  * statuses and the server's CPU time per request for each, the ratios per round with their
  * medians and geometric means, start-up times (the product's beside the bare floor's) and
  * memory, and checks the targets; writes the same as Markdown to scripts/bench/results/ and, for
- * a full run, to docs/bench-results.md (committed). Then the deep page (deep.ts). --smoke: one
- * short round, a small table and a small deep-page check, no targets. --deep: the deep page
- * alone. --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals. --scenarios: only
+ * a full run, to docs/bench-results.md (committed). Then the deep page (deep.ts) and the webhooks
+ * (webhooks.ts). --smoke: one short round, a small table and small deep-page and webhook checks, no
+ * targets. --deep: the deep page alone. --webhooks: the webhooks alone. --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals. --scenarios: only
  * these scenarios (indexes into SCENARIOS), a partial run for an A/B: tables only, no deep page or
  * targets, never written to docs/bench-results.md.
  */
@@ -41,8 +41,9 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
-import { type Depth, type LogFile, deepPages, scaleCheck } from './deep';
+import { type LogFile, deepPages, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
+import { type WebhookLoad, webhookDeliveries } from './webhooks';
 import { type Measurement, SCENARIOS, auth, measure } from './measure';
 import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
 import { scratchServerUrl } from '../lib/database';
@@ -59,9 +60,10 @@ const POOL_SIZE = 7;
 /** The latest full run's results, committed: what docs/performance.md shows. */
 const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
 
-interface Options extends Depth {
+interface Options extends WebhookLoad {
   scale: boolean;
   deep: boolean;
+  webhooks: boolean;
   /** --scenarios: the indexes of the scenarios to run (a partial run); absent: all. */
   scenarios?: number[];
 }
@@ -86,9 +88,11 @@ function parseOptions(argv: string[]): Options {
     connections: num('connections', 50),
     pets: num('pets', smoke ? 1_000 : 100_000),
     deepPets: num('deep-pets', smoke ? 2_000 : 1_000_000),
+    webhookRate: num('webhook-rate', smoke ? 50 : 200),
     smoke,
     scale: argv.includes('--scale'),
     deep: argv.includes('--deep'),
+    webhooks: argv.includes('--webhooks'),
     scenarios: scenariosOption(argv),
   };
 }
@@ -171,6 +175,12 @@ async function main(argv: string[]): Promise<number> {
       out(`# Benchmark (--deep), ${new Date().toISOString()}`);
       const deep = await deepPages(adminUrl, key, o, out, logFile);
       return deep.ok && deep.clean ? 0 : 1;
+    }
+    if (o.webhooks) {
+      out(`# Benchmark (--webhooks), ${new Date().toISOString()}`);
+      const hooks = await webhookDeliveries(adminUrl, key, o, out, logFile);
+      const ok = hooks.clean && hooks.lost === 0 && hooks.duplicates === 0 && (o.smoke || hooks.cpuRatio <= 1.1);
+      return ok ? 0 : 1;
     }
     const code = await compare(adminUrl, key, o, out, logFile);
     const dir = path.join(projectRoot, 'scripts', 'bench', 'results');
@@ -290,7 +300,8 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     // The contestants hold a pool of connections each: the deep page's server gets the database to itself.
     await stopAll(servers);
     const deep = await deepPages(adminUrl, key, o, out, logFile);
-    return verdict(results, figures, started, deep, o, out);
+    const hooks = await webhookDeliveries(adminUrl, key, o, out, logFile);
+    return verdict(results, figures, started, deep, hooks, o, out);
   } finally {
     await stopAll(servers);
     await sink?.close();

@@ -14,7 +14,12 @@ export interface Scenario {
   database: boolean;
   expected: number;
   /** autocannon's options for it; `path` is joined to the server's origin. */
-  request: (key: string, pets: number) => Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'requests'> & { path?: string };
+  request: (
+    key: string,
+    pets: number,
+  ) => Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'requests' | 'overallRate'> & {
+    path?: string;
+  };
 }
 
 export const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -4,6 +4,7 @@
  * and the targets.
  */
 import type { DeepPages } from './deep';
+import type { WebhookFigures } from './webhooks';
 import { type Measurement, type Scenario, f2, geomean, median } from './measure';
 
 export type Contestant =
@@ -153,6 +154,7 @@ export function verdict(
   figures: Figures,
   started: Startups,
   deep: DeepPages,
+  hooks: WebhookFigures,
   run: { smoke: boolean; deepPets: number },
   out: (line: string) => void,
 ): number {
@@ -160,7 +162,7 @@ export function verdict(
   const lowest = (xs: number[]) => f2(Math.min(...xs));
   const highest = (xs: number[]) => f2(Math.max(...xs));
   const allRuns = results.flatMap(({ runs }) => CONTESTANTS.flatMap((c) => runs[c]));
-  const clean = deep.clean && allRuns.every((m) => m.errors === 0 && m.unexpected === 0);
+  const clean = deep.clean && hooks.clean && allRuns.every((m) => m.errors === 0 && m.unexpected === 0);
   const productRss = Math.max(...results.flatMap(({ runs }) => runs.product.map((m) => m.rssMb)));
   const startup = median(started.product) / median(started.bare);
   const rps = (b: Contestant) => column(figures.rps, 'product', b);
@@ -194,6 +196,11 @@ export function verdict(
       `CPU per request with a managed key within 5% of an API_KEYS key's on every scenario (highest ${highest(column(figures.cpu, 'keyed', 'product'))})`,
       column(figures.cpu, 'keyed', 'product').every((r) => r <= 1.05),
     ],
+    [`a create's CPU with one webhook endpoint subscribed ≤ 1.1× with none (${f2(hooks.cpuRatio)})`, hooks.cpuRatio <= 1.1],
+    [
+      `every webhook event delivered once (${hooks.lost} not delivered, ${hooks.duplicates} more than once)`,
+      hooks.lost === 0 && hooks.duplicates === 0,
+    ],
     [`resident memory under load < 200 MB per process (max ${Math.round(productRss)} MB)`, productRss < 200],
     [`start-up ≤ 1.5× the bare express floor's (${f2(startup)})`, startup <= 1.5],
     [`start-up < 1 s (median ${Math.round(median(started.product))} ms)`, median(started.product) < 1000],
@@ -202,6 +209,6 @@ export function verdict(
   out('Targets:');
   for (const [what, ok] of targets) out(`- ${ok ? 'met' : 'NOT met'}: ${what}`);
   // The smoke form asserts no targets, only that every run got what it expected.
-  if (run.smoke) return clean ? 0 : 1;
+  if (run.smoke) return clean && hooks.lost === 0 && hooks.duplicates === 0 ? 0 : 1;
   return targets.every(([, ok]) => ok) ? 0 : 1;
 }

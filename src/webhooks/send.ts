@@ -57,6 +57,7 @@ export interface Sender {
  */
 export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const lookup = allowPrivate ? undefined : publicOnlyLookup;
+  // As many sockets to one host as the worker has attempts in flight (16), so that none waits for a socket.
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets: 16, lookup }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: 16, lookup }),

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../../../src/client/webhooks';
+import { replayEvent } from '../../../src/store/webhookAdmin';
 import { auth, buildNewPet, issueKey, testAppForFile, until } from '../../support/harness';
 import { type Answer, type Received, startReceiver } from '../../support/receiver';
 
@@ -153,6 +154,31 @@ describe('the petCreated webhook', () => {
     await expect(verifyWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, delivery.headers, delivery.body)).rejects.toThrow(
       'No signature in webhook-signature matches this secret',
     );
+  });
+
+  test('when an operator replays a delivered event, then it is sent again with its id and body, a fresh timestamp and signature', async () => {
+    const { receiver, key, endpoint } = await subscribed();
+    await t.api.post('/v1/pets').set(auth(key)).send(buildNewPet()).expect(201);
+    await until(() => receiver.received.length === 1);
+    const [first] = receiver.received as [Received];
+    const eventId = String(first.headers['webhook-id']);
+    const later = await subscribed();
+    // The timestamp is in seconds: the replay comes in a later one.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await replayEvent(t.sql, eventId)).toEqual([endpoint.id]);
+    await until(() => receiver.received.length === 2);
+    const [, again] = receiver.received as [Received, Received];
+    expect(again.headers['webhook-id']).toBe(eventId);
+    expect(again.body).toBe(first.body);
+    expect(Number(again.headers['webhook-timestamp'])).toBeGreaterThan(Number(first.headers['webhook-timestamp']));
+    expect(again.headers['webhook-signature']).not.toBe(first.headers['webhook-signature']);
+    expect(new Webhook(endpoint.secret).verify(again.body, headersOf(again))).toEqual(JSON.parse(first.body));
+    // To one endpoint, which it was not for (subscribed after the event): sent there, signed with its own secret.
+    expect(await replayEvent(t.sql, eventId, later.endpoint.id)).toEqual([later.endpoint.id]);
+    await until(() => later.receiver.received.length === 1);
+    const [there] = later.receiver.received as [Received];
+    expect(new Webhook(later.endpoint.secret).verify(there.body, headersOf(there))).toEqual(JSON.parse(first.body));
+    expect(receiver.received).toHaveLength(2);
   });
 
   test('when an endpoint is deleted, then later creates send it nothing and, with no endpoint left, write no event', async () => {
