@@ -16,12 +16,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { connect } from '../../src/store/db';
+import { type Sql, connect } from '../../src/store/db';
 import { migrate } from '../../src/store/migrate';
 import { setEndpointEnabled } from '../../src/store/webhookAdmin';
-import { UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
+import { type ServerProcess, UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
 import type { Depth, LogFile } from './deep';
-import { type Measurement, SCENARIOS, auth, cpuMicros, f2, measure, median } from './measure';
+import { type Measurement, SCENARIOS, type Scenario, auth, cpuMicros, f2, measure, median } from './measure';
 
 /** What the section found, for the bench's targets. */
 export interface WebhookFigures {
@@ -88,6 +88,71 @@ async function startBenchReceiver() {
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 
+/**
+ * Creates, subscribed and not, interleaved (the order flips each round), after a warm-up round: as
+ * fast as they go (req/s, latency), and at one steady rate (the CPU a create costs, not what a
+ * lower throughput adds to each request's share of the process's fixed costs).
+ */
+async function createRounds(
+  server: ServerProcess,
+  create: Scenario,
+  { sql, id, key, o }: { sql: Sql; id: string; key: string; o: WebhookLoad },
+): Promise<{ runs: Record<State, Measurement[]>; steadyRuns: Record<State, Measurement[]> }> {
+  const runs: Record<State, Measurement[]> = { none: [], subscribed: [] };
+  const steadyRuns: Record<State, Measurement[]> = { none: [], subscribed: [] };
+  const atRate = { ...create, request: (k: string, pets: number) => ({ ...create.request(k, pets), overallRate: CPU_RATE }) };
+  for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++)
+    for (const state of round % 2 ? (['subscribed', 'none'] as const) : (['none', 'subscribed'] as const)) {
+      await setEndpointEnabled(sql, id, state === 'subscribed');
+      const m = await measure(server, create, key, o);
+      const steadyM = await measure(server, atRate, key, o);
+      if (round === 0) continue;
+      runs[state].push(m);
+      steadyRuns[state].push(steadyM);
+    }
+  await setEndpointEnabled(sql, id, true);
+  return { runs, steadyRuns };
+}
+
+/** The section as the bench prints it. */
+function report(
+  out: (line: string) => void,
+  o: WebhookLoad,
+  f: {
+    runs: Record<State, Measurement[]>;
+    cpu: (state: State) => number;
+    cpuRatio: number;
+    backlog: number;
+    drainS: number;
+    cpuPerDelivery: number;
+    lag: { p50: number; p99: number; creates: number };
+    events: number;
+    lost: number;
+    duplicates: number;
+  },
+): void {
+  out('\n## Webhooks: the outbox, the worker and the lag\n');
+  out(
+    `One instance on a database of its own, delivering to a receiver on loopback that answers 204. Creates with one endpoint subscribed beside none (the endpoint disabled), ${o.rounds} interleaved round(s), ${o.connections} connections; the receiver holds each delivery meanwhile, so the rounds measure the create and not the sending.\n`,
+  );
+  out(`| creates | req/s (median) | p50 ms | p99 ms | server CPU µs/request at ${CPU_RATE}/s |`);
+  out('|---|---|---|---|---|');
+  for (const state of ['none', 'subscribed'] as const) {
+    const ms = f.runs[state];
+    out(
+      `| ${state === 'none' ? 'no endpoint subscribed' : 'one endpoint subscribed'} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${Math.round(f.cpu(state))} |`,
+    );
+  }
+  out(`\nserver CPU per create, subscribed / none: ${f2(f.cpuRatio)} (target ≤ 1.10: ${f.cpuRatio <= 1.1 ? 'met' : 'NOT met'})`);
+  out(
+    `\nDeliveries one instance sustains (its worker, sixteen attempts at a time): ${f.backlog.toLocaleString('en')} waiting, drained in ${f.drainS.toFixed(1)} s: **${Math.round(f.backlog / f.drainS)} deliveries/s**, ${Math.round(f.cpuPerDelivery)} µs of server CPU each.`,
+  );
+  out(
+    `\nLag from an event's creation to its receiver, at a steady ${o.webhookRate} creates/s (${f.lag.creates} creates): p50 ${Math.round(f.lag.p50)} ms, p99 ${Math.round(f.lag.p99)} ms.`,
+  );
+  out(`\nEvents ${f.events.toLocaleString('en')}: not delivered ${f.lost}, delivered more than once ${f.duplicates}.`);
+}
+
 export async function webhookDeliveries(
   adminUrl: string,
   key: string,
@@ -120,22 +185,7 @@ export async function webhookDeliveries(
     if (made.status !== 201) throw new Error(`subscribing answered ${made.status}: ${await made.text()}`);
     const { id } = (await made.json()) as { id: string };
 
-    // 1. Creates, subscribed and not, interleaved (the order flips each round), after a warm-up round: as
-    // fast as they go (req/s, latency), and at the same steady rate (the CPU a create costs, not
-    // what a lower throughput adds to each request's share of the process's fixed costs).
-    const runs: Record<State, Measurement[]> = { none: [], subscribed: [] };
-    const steadyRuns: Record<State, Measurement[]> = { none: [], subscribed: [] };
-    const atRate = { ...create, request: (k: string, pets: number) => ({ ...create.request(k, pets), overallRate: CPU_RATE }) };
-    for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++)
-      for (const state of round % 2 ? (['subscribed', 'none'] as const) : (['none', 'subscribed'] as const)) {
-        await setEndpointEnabled(sql, id, state === 'subscribed');
-        const m = await measure(server, create, key, o);
-        const steadyM = await measure(server, atRate, key, o);
-        if (round === 0) continue;
-        runs[state].push(m);
-        steadyRuns[state].push(steadyM);
-      }
-    await setEndpointEnabled(sql, id, true);
+    const { runs, steadyRuns } = await createRounds(server, create, { sql, id, key, o });
     const cpu = (state: State) => median(steadyRuns[state].map((m) => m.cpuUs));
     const cpuRatio = cpu('subscribed') / cpu('none');
 
@@ -168,30 +218,11 @@ export async function webhookDeliveries(
     if (unknown > 0) throw new Error(`the receiver was sent ${unknown} event(s) the database does not hold`);
     const duplicates = [...receiver.seen.values()].reduce((n, times) => n + times - 1, 0);
     const clean =
-      Object.values(runs)
-        .flat()
-        .every((m) => m.errors === 0 && m.unexpected === 0) && steady.errors + steady.non2xx === 0;
+      [...Object.values(runs), ...Object.values(steadyRuns)].flat().every((m) => m.errors === 0 && m.unexpected === 0) &&
+      steady.errors + steady.non2xx === 0;
 
-    out('\n## Webhooks: the outbox, the worker and the lag\n');
-    out(
-      `One instance on a database of its own, delivering to a receiver on loopback that answers 204. Creates with one endpoint subscribed beside none (the endpoint disabled), ${o.rounds} interleaved round(s), ${o.connections} connections; the receiver holds each delivery meanwhile, so the rounds measure the create and not the sending.\n`,
-    );
-    out(`| creates | req/s (median) | p50 ms | p99 ms | server CPU µs/request at ${CPU_RATE}/s |`);
-    out('|---|---|---|---|---|');
-    for (const state of ['none', 'subscribed'] as const) {
-      const ms = runs[state];
-      out(
-        `| ${state === 'none' ? 'no endpoint subscribed' : 'one endpoint subscribed'} | ${Math.round(median(ms.map((m) => m.rps)))} | ${median(ms.map((m) => m.p50))} | ${median(ms.map((m) => m.p99))} | ${Math.round(cpu(state))} |`,
-      );
-    }
-    out(`\nserver CPU per create, subscribed / none: ${f2(cpuRatio)} (target ≤ 1.10: ${cpuRatio <= 1.1 ? 'met' : 'NOT met'})`);
-    out(
-      `\nDeliveries one instance sustains (its worker, sixteen attempts at a time): ${backlog.toLocaleString('en')} waiting, drained in ${drainS.toFixed(1)} s: **${Math.round(backlog / drainS)} deliveries/s**, ${Math.round(cpuPerDelivery)} µs of server CPU each.`,
-    );
-    out(
-      `\nLag from an event's creation to its receiver, at a steady ${o.webhookRate} creates/s (${steady.requests.total} creates): p50 ${Math.round(percentile(receiver.lags, 50))} ms, p99 ${Math.round(percentile(receiver.lags, 99))} ms.`,
-    );
-    out(`\nEvents ${events.size.toLocaleString('en')}: not delivered ${lost}, delivered more than once ${duplicates}.`);
+    const lag = { p50: percentile(receiver.lags, 50), p99: percentile(receiver.lags, 99), creates: steady.requests.total };
+    report(out, o, { runs, cpu, cpuRatio, backlog, drainS, cpuPerDelivery, lag, events: events.size, lost, duplicates });
     return { cpuRatio, lost, duplicates, clean };
   } finally {
     await server.stop();

@@ -54,6 +54,46 @@ export interface DeliveryWorker {
   stop(withinMs?: number): Promise<void>;
 }
 
+/** One attempt: signed, sent, its span ended, its result settled and logged. */
+async function attemptDelivery(delivery: ClaimedDelivery, options: WorkerOptions): Promise<void> {
+  const { queue, sender, logger, disableAfterMs = DISABLE_AFTER_MS, observe, tracing } = options;
+  const startedAt = new Date();
+  const body = eventBody(delivery);
+  const headers = signedHeaders(delivery.eventId, Math.floor(Date.now() / 1000), body, delivery.secrets);
+  const { endpointId, eventId, attempt: n } = delivery;
+  const span = tracing?.delivery({
+    eventId,
+    eventType: delivery.type,
+    endpointId,
+    attempt: n,
+    url: delivery.url,
+    link: delivery.traceContext,
+  });
+  const result = await sender.send(delivery.url, { ...span?.headers, ...headers }, body);
+  span?.end({ status: result.status, failure: result.outcome === 'delivered' ? undefined : result.outcome });
+  const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
+  observe?.(result, result.outcome === 'delivered' ? delivery.ageMs + result.durationMs : undefined);
+  const line = {
+    webhook: {
+      endpointId,
+      eventId,
+      attempt: n,
+      outcome: result.outcome,
+      status: result.status,
+      durationMs: result.durationMs,
+      next: next.state,
+    },
+  };
+  try {
+    const disabled = await queue.settle(delivery, startedAt, result, next, disableAfterMs);
+    if (result.outcome === 'delivered') logger.info(line, 'webhook delivered');
+    else logger.warn({ ...line, webhook: { ...line.webhook, error: result.error } }, 'webhook attempt failed');
+    if (disabled) logger.warn({ webhook: { endpointId } }, 'webhook endpoint disabled: every delivery failed');
+  } catch (err) {
+    logger.warn({ err, ...line }, 'webhook attempt not recorded: it is claimed again after its lease');
+  }
+}
+
 /**
  * Claims due deliveries (any instance's worker: the queue hands each to one) and sends them,
  * `concurrency` at a time, signed with each secret in force. An attempt's result is settled in
@@ -61,7 +101,7 @@ export interface DeliveryWorker {
  * a receiver may see an event twice, never no time (at least once).
  */
 export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
-  const { queue, sender, logger, concurrency = 16, pollMs = 1_000, disableAfterMs = DISABLE_AFTER_MS, observe, tracing } = options;
+  const { queue, logger, concurrency = 16, pollMs = 1_000 } = options;
   const leaseMs = ATTEMPT_TIMEOUT_MS * 3;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -73,43 +113,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let wanted = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const attempt = async (delivery: ClaimedDelivery) => {
-    const startedAt = new Date();
-    const body = eventBody(delivery);
-    const headers = signedHeaders(delivery.eventId, Math.floor(Date.now() / 1000), body, delivery.secrets);
-    const { endpointId, eventId, attempt: n } = delivery;
-    const span = tracing?.delivery({
-      eventId,
-      eventType: delivery.type,
-      endpointId,
-      attempt: n,
-      url: delivery.url,
-      link: delivery.traceContext,
-    });
-    const result = await sender.send(delivery.url, { ...span?.headers, ...headers }, body);
-    span?.end({ status: result.status, failure: result.outcome === 'delivered' ? undefined : result.outcome });
-    const next = nextStep(delivery.attempt, delivery.ageMs, result, options);
-    observe?.(result, result.outcome === 'delivered' ? delivery.ageMs + result.durationMs : undefined);
-    const line = {
-      webhook: {
-        endpointId,
-        eventId,
-        attempt: n,
-        outcome: result.outcome,
-        status: result.status,
-        durationMs: result.durationMs,
-        next: next.state,
-      },
-    };
-    try {
-      const disabled = await queue.settle(delivery, startedAt, result, next, disableAfterMs);
-      if (result.outcome === 'delivered') logger.info(line, 'webhook delivered');
-      else logger.warn({ ...line, webhook: { ...line.webhook, error: result.error } }, 'webhook attempt failed');
-      if (disabled) logger.warn({ webhook: { endpointId } }, 'webhook endpoint disabled: every delivery failed');
-    } catch (err) {
-      logger.warn({ err, ...line }, 'webhook attempt not recorded: it is claimed again after its lease');
-    }
-  };
+  const attempt = (delivery: ClaimedDelivery) => attemptDelivery(delivery, options);
 
   const schedule = (ms: number) => {
     clearTimeout(timer);
