@@ -27,5 +27,7 @@ export default {
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   maxWorkers: embedded ? 1 : 2,
+  // After every run: each tier's time and the slowest files (test/support/slowestFiles.cjs).
+  reporters: ['default', '<rootDir>/test/support/slowestFiles.cjs'],
   projects: TIERS.map((tier) => ({ ...shared, displayName: tier, testMatch: [`<rootDir>/test/${tier}/**/*.test.ts`] })),
 } satisfies Config;

@@ -11,12 +11,24 @@ export interface RawResponse {
   closedAfterMs: number | undefined;
 }
 
+/** Whether `text` holds a whole first response that leaves the connection open: its head, and a body of its Content-Length. */
+function answeredAndOpen(text: string): boolean {
+  const at = text.indexOf('\r\n\r\n');
+  if (at === -1) return false;
+  const head = text.slice(0, at);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+  if (length === undefined || /\r\nconnection: *close/i.test(head)) return false;
+  return Buffer.byteLength(text.slice(at + 4)) >= Number(length);
+}
+
 /**
  * Sends `parts` as bytes over a socket of its own, `gapMs` apart, and reads until the server
  * closes the connection, or for `waitMs` at most: for what a client library would not send
- * (repeated or missing headers, slow or endless bodies, pipelined requests).
+ * (repeated or missing headers, slow or endless bodies, pipelined requests). With `answered`, it
+ * stops reading as soon as a whole first response has come that keeps the connection open (one
+ * that says `Connection: close` is still read until the close), instead of waiting out `waitMs`.
  */
-export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_000 } = {}): Promise<RawResponse> {
+export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_000, answered = false } = {}): Promise<RawResponse> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = createConnection({ host: '127.0.0.1', port });
@@ -40,7 +52,10 @@ export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_
       }
     };
     socket.on('connect', () => void send());
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      if (answered && answeredAndOpen(Buffer.concat(chunks).toString('utf8'))) done();
+    });
     socket.on('error', () => {});
     socket.on('close', () => {
       closedAfterMs = Date.now() - started;

@@ -19,18 +19,52 @@ beforeAll(async () => {
 
 const pet = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 
-async function appWith(mode: ResponseValidation, getPet: (input: never) => Promise<unknown>) {
-  const { logging, lines } = captureLogs('info');
-  const handlers = { ...(await createMockHandlers(spec)), getPet } as HandlerMap;
-  const app = await createApp({ spec, handlers, bootstrapKeys: [API_KEY], logging, validateResponses: mode });
-  const violations = async () => {
-    const text = (await supertest(app).get('/metrics').expect(200)).text;
-    return [...text.matchAll(/^animal_store_response_contract_violations_total\{operationId="(\w+)",status="(\d+)"\} (\d+)$/gm)].map(
-      (m) => `${m[1]} ${m[2]}: ${m[3]}`,
-    );
-  };
-  const logs = () => lines.map((l) => JSON.parse(l) as Record<string, any>);
-  return { app, violations, logs };
+type Reply = (input: never) => Promise<unknown>;
+interface ModeApp {
+  app: Awaited<ReturnType<typeof createApp>>;
+  reply: Reply;
+  lines: string[];
+}
+
+/** The contract violations /metrics counts, as `operationId status: count`. */
+async function countedViolations(app: ModeApp['app']): Promise<Map<string, number>> {
+  const text = (await supertest(app).get('/metrics').expect(200)).text;
+  const found = text.matchAll(/^animal_store_response_contract_violations_total\{operationId="(\w+)",status="(\d+)"\} (\d+)$/gm);
+  return new Map([...found].map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
+}
+
+// One app per mode, compiled once (with log or enforce, every response validator is compiled at
+// start-up, most of a second), whose getPet replies what the test in progress tells it to.
+// What a test reads (its logs, the violations counted) is what came after it began.
+const apps = new Map<ResponseValidation, Promise<ModeApp>>();
+function appOf(mode: ResponseValidation): Promise<ModeApp> {
+  let made = apps.get(mode);
+  if (made === undefined) {
+    made = (async () => {
+      const { logging, lines } = captureLogs('info');
+      const state = { reply: (() => Promise.resolve({ status: 500 })) as Reply, lines };
+      const getPet = (input: never) => state.reply(input);
+      const handlers = { ...(await createMockHandlers(spec)), getPet } as HandlerMap;
+      const app = await createApp({ spec, handlers, bootstrapKeys: [API_KEY], logging, validateResponses: mode });
+      return Object.assign(state, { app });
+    })();
+    apps.set(mode, made);
+  }
+  return made;
+}
+
+async function appWith(mode: ResponseValidation, getPet: Reply) {
+  const made = await appOf(mode);
+  made.reply = getPet;
+  const fromLine = made.lines.length;
+  const before = await countedViolations(made.app);
+  const violations = async () =>
+    [...(await countedViolations(made.app))]
+      .map(([what, count]) => [what, count - (before.get(what) ?? 0)] as const)
+      .filter(([, count]) => count > 0)
+      .map(([what, count]) => `${what}: ${count}`);
+  const logs = () => made.lines.slice(fromLine).map((l) => JSON.parse(l) as Record<string, any>);
+  return { app: made.app, violations, logs };
 }
 
 describe('VALIDATE_RESPONSES=enforce', () => {

@@ -1,7 +1,5 @@
 import supertest from 'supertest';
 import { createApp, createMetricsApp } from '../../../src/app';
-import { ContractChecker } from '../../../src/contract/contractChecker';
-import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createKeyRegistry } from '../../../src/store/keys/registry';
@@ -20,6 +18,8 @@ import {
   issueKey,
   testAppForFile,
   until,
+  specOfFile,
+  checkerOfFile,
 } from '../../support/harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -230,7 +230,7 @@ async function appOn(
   const { logging } = captureLogs('silent');
   const keys = createKeyRegistry(sql, { logger: logging.logger, ...options.registry });
   await keys.ready;
-  const spec = await loadSpec();
+  const spec = await specOfFile();
   const app = await createApp({
     spec,
     bootstrapKeys: [API_KEY],
@@ -238,7 +238,7 @@ async function appOn(
     handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
     logging,
   });
-  const api = contractClient(app, await ContractChecker.create(spec));
+  const api = contractClient(app, await checkerOfFile());
   // Compiling the app and the checker holds the event loop, on a busy machine for longer than the
   // staleness bound: the keys are served once a refresh has run since (as a test's first request expects).
   await until(() => keys.lookup('none').state !== 'stale');
@@ -320,7 +320,7 @@ describe('managed API keys: start-up', () => {
     // As while start-up still migrates the database: the registry does not read it yet.
     const keys = createKeyRegistry(sql, { logger: logging.logger, after: new Promise(() => {}) });
     try {
-      const spec = await loadSpec();
+      const spec = await specOfFile();
       const app = await createApp({
         spec,
         bootstrapKeys: [API_KEY],
@@ -328,7 +328,7 @@ describe('managed API keys: start-up', () => {
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400, keyRegistry: keys })),
         logging,
       });
-      const api = contractClient(app, await ContractChecker.create(spec));
+      const api = contractClient(app, await checkerOfFile());
       expect(keys.loaded()).toBe(false);
       const ready = await api.get('/readyz').expect(503);
       expect(ready.body).toEqual({ code: 'service_unavailable', message: 'Not ready: connecting', status: 503 });

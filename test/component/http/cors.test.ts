@@ -1,8 +1,8 @@
-import { loadSpec, resolve } from '../../../src/contract/spec';
+import { resolve } from '../../../src/contract/spec';
 import supertest from 'supertest';
 import { parse } from 'yaml';
 import { referencePageDocument } from '../../../src/http/docsAndMetrics';
-import { type TestApp, auth, buildNewPet, startTestApp } from '../../support/harness';
+import { type TestApp, auth, buildNewPet, startTestApp, specOfFile } from '../../support/harness';
 
 // CORS_ORIGINS, as a browser's requests carry it: an Origin header, and preflights before
 // requests that are not "simple" (an Authorization header makes every API call one).
@@ -134,7 +134,7 @@ describe('the reference page and its paths', () => {
 
 describe('what CORS exposes follows the spec', () => {
   test('when the spec documents a response header, then a script on a listed origin may read it (X-Request-Id too)', async () => {
-    const spec = await loadSpec();
+    const spec = await specOfFile();
     const documented = new Set<string>();
     for (const item of Object.values(spec.document.paths ?? {}))
       for (const op of Object.values(item ?? {}) as { responses?: Record<string, unknown> }[])

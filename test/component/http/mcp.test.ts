@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ContractChecker } from '../../../src/contract/contractChecker';
+import type { ContractChecker } from '../../../src/contract/contractChecker';
 import { createHttpServer, listen } from '../../../src/http/server';
 import { mcpTools } from '../../../generated/mcp-tools';
 import {
@@ -12,6 +12,7 @@ import {
   issueKey,
   listenOnLoopback,
   startTestApp,
+  checkerOfFile,
 } from '../../support/harness';
 import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';
 
@@ -35,7 +36,7 @@ beforeAll(async () => {
   t = await startTestApp({ mcp: { loopbackOnly: true }, rateLimit: { requests: 1_000_000, windowSeconds: 60 } });
   listening = await listenOnLoopback(t.app);
   origin = listening.origin;
-  checker = await ContractChecker.create(t.spec);
+  checker = await checkerOfFile();
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));

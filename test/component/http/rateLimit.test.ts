@@ -1,10 +1,8 @@
 import { bootstrapClientId } from '../../../src/http/auth';
 import { createApp } from '../../../src/app';
-import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
-import { ContractChecker } from '../../../src/contract/contractChecker';
 import {
   API_KEY,
   OTHER_API_KEY,
@@ -15,6 +13,8 @@ import {
   contractClient,
   listenOnLoopback,
   startTestApp,
+  specOfFile,
+  checkerOfFile,
 } from '../../support/harness';
 
 // Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP. Each test spends keys of
@@ -100,7 +100,7 @@ describe('rate limiting per API key', () => {
     await spend(t.api, KEYS.sharedCounted, 1);
     await t.rateLimiter?.flush();
     const { logging } = captureLogs('silent');
-    const spec = await loadSpec();
+    const spec = await specOfFile();
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
     const app = await createApp({
       spec,
@@ -109,7 +109,7 @@ describe('rate limiting per API key', () => {
       logging,
       rateLimiter,
     });
-    const api = contractClient(app, await ContractChecker.create(spec));
+    const api = contractClient(app, await checkerOfFile());
     await api.get('/v1/pets').set(auth(KEYS.sharedRefused)).expect(429);
     // …and counts what it lets through where the first instance sees it.
     await spend(api, KEYS.sharedCounted, LIMIT - 1);

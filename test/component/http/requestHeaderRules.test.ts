@@ -22,7 +22,7 @@ afterAll(async () => {
 
 const KEY = `Authorization: Bearer ${API_KEY}\r\n`;
 const get = (headers: string, version = '1.1') =>
-  rawHttp(port, [`GET /v1/pets?limit=1 HTTP/${version}\r\n${headers}\r\n`], { waitMs: 3_000 });
+  rawHttp(port, [`GET /v1/pets?limit=1 HTTP/${version}\r\n${headers}\r\n`], { waitMs: 3_000, answered: true });
 
 describe('a repeated Authorization is refused wherever it stands', () => {
   test.each([

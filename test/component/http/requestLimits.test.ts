@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { ContractChecker } from '../../../src/contract/contractChecker';
+import type { ContractChecker } from '../../../src/contract/contractChecker';
 import { BODY_LIMIT_BYTES, BODY_MAX_DEPTH } from '../../../src/http/body';
-import { API_KEY, type TestApp, auth, badRequest, buildNewPet, listenOnLoopback, startTestApp } from '../../support/harness';
+import { API_KEY, type TestApp, auth, badRequest, buildNewPet, listenOnLoopback, startTestApp, checkerOfFile } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // What a careless or hostile client sends in a body: nesting deeper than any pet, compressed
@@ -13,7 +13,7 @@ let checker: ContractChecker;
 beforeAll(async () => {
   t = await startTestApp();
   server = await listenOnLoopback(t.app);
-  checker = await ContractChecker.create(t.spec);
+  checker = await checkerOfFile();
 });
 afterAll(async () => {
   await server.close();

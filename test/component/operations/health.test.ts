@@ -1,11 +1,9 @@
 import { createApp } from '../../../src/app';
 import { connect } from '../../../src/store/db';
-import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { readMigrations } from '../../../src/store/migrate';
-import { ContractChecker } from '../../../src/contract/contractChecker';
-import { API_KEY, captureLogs, contractClient, testAppForFile } from '../../support/harness';
+import { API_KEY, captureLogs, contractClient, testAppForFile, specOfFile, checkerOfFile } from '../../support/harness';
 
 const t = testAppForFile();
 
@@ -37,7 +35,7 @@ describe('probes: GET /healthz and GET /readyz, at the root and under /v1, witho
   });
 
   test('readyz: when the database is unreachable, then 503, while healthz still says ok', async () => {
-    const spec = await loadSpec();
+    const spec = await specOfFile();
     const sql = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     try {
       const app = await createApp({
@@ -46,7 +44,7 @@ describe('probes: GET /healthz and GET /readyz, at the root and under /v1, witho
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: captureLogs('silent').logging,
       });
-      const api = contractClient(app, await ContractChecker.create(spec));
+      const api = contractClient(app, await checkerOfFile());
       await api.get('/readyz').expect(503);
       await api.get('/healthz').expect(200);
     } finally {

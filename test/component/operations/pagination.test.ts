@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { petStatusValues } from '../../../generated/openapi';
 import { createApp } from '../../../src/app';
-import { ContractChecker } from '../../../src/contract/contractChecker';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createCursorCodec } from '../../../src/store/cursors';
@@ -16,6 +15,7 @@ import {
   contractClient,
   insertPets,
   testAppForFile,
+  checkerOfFile,
 } from '../../support/harness';
 
 const t = testAppForFile();
@@ -205,7 +205,7 @@ describe('listPets pages: following Link rel="next"', () => {
       bootstrapKeys: [API_KEY],
       logging: captureLogs('silent').logging,
     });
-    const api = contractClient(other, await ContractChecker.create(t.spec));
+    const api = contractClient(other, await checkerOfFile());
     const second = await api
       .get(nextOf(first) as string)
       .set(auth())

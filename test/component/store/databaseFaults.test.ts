@@ -2,11 +2,9 @@ import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { createApp } from '../../../src/app';
 import { connect } from '../../../src/store/db';
 import { QUERY_DEADLINE_MS } from '../../../src/store/deadline';
-import { loadSpec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { ContractChecker } from '../../../src/contract/contractChecker';
-import { API_KEY, auth, buildNewPet, captureLogs, contractClient, testAppForFile } from '../../support/harness';
+import { API_KEY, auth, buildNewPet, captureLogs, contractClient, testAppForFile, specOfFile, checkerOfFile } from '../../support/harness';
 
 const t = testAppForFile();
 
@@ -36,14 +34,14 @@ describe('faults', () => {
     let api: ReturnType<typeof contractClient>;
     const logs = captureLogs('info');
     beforeAll(async () => {
-      const spec = await loadSpec();
+      const spec = await specOfFile();
       const app = await createApp({
         spec,
         bootstrapKeys: [API_KEY],
         handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
         logging: logs.logging,
       });
-      api = contractClient(app, await ContractChecker.create(spec));
+      api = contractClient(app, await checkerOfFile());
     });
     afterAll(() => sql.end());
 
@@ -84,7 +82,7 @@ describe('faults', () => {
     const { port } = silent.address() as AddressInfo;
     const sql = connect(`postgres://postgres@127.0.0.1:${port}/none`, { max: 1 });
     try {
-      const spec = await loadSpec();
+      const spec = await specOfFile();
       const app = await createApp({
         spec,
         bootstrapKeys: [API_KEY],
@@ -92,7 +90,7 @@ describe('faults', () => {
         logging: captureLogs('silent').logging,
         deadlineMs,
       });
-      const api = contractClient(app, await ContractChecker.create(spec));
+      const api = contractClient(app, await checkerOfFile());
       const started = Date.now();
       const res = await api.get('/v1/pets').set(auth()).expect(503);
       expect(Date.now() - started).toBeGreaterThanOrEqual(deadlineMs - 100);
