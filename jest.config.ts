@@ -1,9 +1,8 @@
 import type { Config } from 'jest';
 
-// With DATABASE_URL set, each test file gets its own database on that server and files
-// run in parallel. Without it, one embedded PostgreSQL (PGlite) serves one session at a
-// time, so files run one after another, each on a freshly emptied schema.
-const embedded = !process.env.DATABASE_URL;
+// With DATABASE_URL set, each test file gets its own database on that server. Without it, each
+// jest worker has an embedded PostgreSQL (PGlite) of its own, which serves one session at a time:
+// its files run one after another, each on a freshly emptied schema. Files run in parallel either way.
 
 // Three tiers, one folder each (test/README.md), each runnable alone (npm run test:unit,
 // test:component, test:system); npm test runs all:
@@ -26,7 +25,7 @@ export default {
   testTimeout: 30_000,
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-  maxWorkers: embedded ? 1 : 2,
+  maxWorkers: 2,
   // After every run: each tier's time and the slowest files (test/support/slowestFiles.cjs).
   reporters: ['default', '<rootDir>/test/support/slowestFiles.cjs'],
   projects: TIERS.map((tier) => ({ ...shared, displayName: tier, testMatch: [`<rootDir>/test/${tier}/**/*.test.ts`] })),

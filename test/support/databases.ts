@@ -5,7 +5,7 @@ import { scratchDatabase } from '../../scripts/lib/processes';
  * Test databases. globalSetup decides the mode and hands it to the test files through
  * the environment (jest's workers start after globalSetup and inherit it).
  *   TEST_DB_MODE=server   TEST_ADMIN_URL: a real server; every test file creates its own database.
- *   TEST_DB_MODE=embedded TEST_EMBEDDED_URL: one PGlite; every test file empties its schema.
+ *   TEST_DB_MODE=embedded TEST_EMBEDDED_URLS: a PGlite per jest worker; every test file empties its worker's schema.
  */
 export const TEST_DB_PREFIX = 'animal_store_test';
 
@@ -16,9 +16,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** The embedded PGlite of this jest worker (JEST_WORKER_ID counts from 1; alone, in band, it is 1). */
+export function embeddedUrl(): string {
+  const urls = (process.env.TEST_EMBEDDED_URLS ?? '').split(',');
+  const url = urls[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % urls.length];
+  if (!url) throw new Error('TEST_EMBEDDED_URLS is not set: run the tests through jest (globalSetup sets it)');
+  return url;
+}
+
 export async function freshDatabase(): Promise<TestDatabase> {
   if (process.env.TEST_DB_MODE === 'embedded') {
-    const url = process.env.TEST_EMBEDDED_URL as string;
+    const url = embeddedUrl();
     const admin = connect(url, { max: 1 });
     try {
       await admin.unsafe('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');

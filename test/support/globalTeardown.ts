@@ -3,7 +3,7 @@ import { TEST_DB_PREFIX } from './databases';
 
 export default async function globalTeardown(): Promise<void> {
   if (globalThis.embeddedTestPostgres) {
-    await globalThis.embeddedTestPostgres.stop();
+    await Promise.all(globalThis.embeddedTestPostgres.map((db) => db.stop()));
     return;
   }
   // Each file drops its own database; this removes what a crashed file left behind.

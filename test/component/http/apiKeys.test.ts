@@ -21,6 +21,7 @@ import {
   specOfFile,
   checkerOfFile,
 } from '../../support/harness';
+import { embeddedUrl } from '../../support/databases';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The key with one character of its secret changed: its checksum no longer matches. */
@@ -254,7 +255,7 @@ async function appOn(
 
 /** The URL of the test app's database: the embedded one, or its database of its own on the server. */
 async function urlOf(t: TestApp): Promise<string> {
-  if (process.env.TEST_DB_MODE === 'embedded') return process.env.TEST_EMBEDDED_URL as string;
+  if (process.env.TEST_DB_MODE === 'embedded') return embeddedUrl();
   const [{ db } = { db: '' }] = await t.sql<{ db: string }[]>`SELECT current_database() AS db`;
   const url = new URL(process.env.TEST_ADMIN_URL as string);
   url.pathname = `/${db}`;
