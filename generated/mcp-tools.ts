@@ -276,7 +276,7 @@ export const mcpTools: readonly McpTool[] = [
   {
     "name": "createPet",
     "title": "Add an animal",
-    "description": "Add an animal\n\nAdds an animal and returns it with the `id` the service assigned.\n`name` and `categoryId` are required; `status` defaults to `available`.\n\nNeeds a key with the scope `pets:write`.",
+    "description": "Add an animal\n\nAdds an animal and returns it with the `id` the service assigned.\n`name` and `categoryId` are required. An animal created without `status`\nis stored and returned as `available`.\n\nNeeds a key with the scope `pets:write`.",
     "inputSchema": {
       "type": "object",
       "properties": {
@@ -485,7 +485,7 @@ export const mcpTools: readonly McpTool[] = [
           "type": "integer",
           "minimum": 1,
           "maximum": 9007199254740991,
-          "description": "The animal's identifier, a positive decimal integer."
+          "description": "The animal's identifier, a positive decimal integer; anything else is refused with 400."
         },
         "ifNoneMatch": {
           "type": "string",

@@ -82,7 +82,8 @@ export interface paths {
         /**
          * Add an animal
          * @description Adds an animal and returns it with the `id` the service assigned.
-         *     `name` and `categoryId` are required; `status` defaults to `available`.
+         *     `name` and `categoryId` are required. An animal created without `status`
+         *     is stored and returned as `available`.
          *
          *     Needs a key with the scope `pets:write`.
          */
@@ -1243,7 +1244,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The animal's identifier, a positive decimal integer. */
+                /** @description The animal's identifier, a positive decimal integer; anything else is refused with 400. */
                 petId: number;
             };
             cookie?: never;

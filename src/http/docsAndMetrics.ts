@@ -48,6 +48,35 @@ export function referencePageDocument(spec: Spec): Spec['document'] {
   return doc;
 }
 
+/**
+ * Run in the reference page: the contract's description is written by topic (`## Pagination`),
+ * and Swagger UI renders its headings without ids and its links into a new tab. This gives each
+ * heading the id GitHub would (`#pagination`, `#browsers-cors`), so that the description's
+ * "Topics" line and a link from anywhere else (/docs/#rate-limits) lead to the topic, and keeps
+ * in-page links in the page.
+ */
+const TOPIC_ANCHORS = `(() => {
+  const slug = (text) => text.trim().toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  const mark = () => {
+    for (const h of document.querySelectorAll('.information-container .info__description :is(h2, h3)')) if (!h.id) h.id = slug(h.textContent);
+    for (const a of document.querySelectorAll('.information-container .info__description a[href^="#"][target]')) a.removeAttribute('target');
+    // Swagger UI's deep linking rewrites #rate-limits as #/rate-limits: both lead to the topic.
+    const wanted = decodeURIComponent(location.hash.slice(1)).replace(/^\\//, '');
+    const topic = wanted && document.getElementById(wanted);
+    if (topic && !topic.dataset.reached) { topic.dataset.reached = 'yes'; topic.scrollIntoView(); }
+  };
+  new MutationObserver(mark).observe(document.documentElement, { childList: true, subtree: true });
+  // A topic link is followed here: the page's own hash handling would otherwise take it for an operation.
+  document.addEventListener('click', (event) => {
+    const link = event.target instanceof Element && event.target.closest('.info__description a[href^="#"]');
+    const topic = link && document.getElementById(decodeURIComponent(link.getAttribute('href').slice(1)));
+    if (!topic) return;
+    event.preventDefault();
+    history.pushState(null, '', link.getAttribute('href'));
+    topic.scrollIntoView();
+  });
+})();`;
+
 /** The contract this server runs, and a reference page for it: public, outside the API root. */
 export function contractRoutes(spec: Spec): Router {
   const router = express.Router({ caseSensitive: true });
@@ -62,7 +91,11 @@ export function contractRoutes(spec: Spec): Router {
   // first request for it: swagger-ui-dist parses a megabyte bundle when required, about 80 ms of
   // the server's start-up otherwise (docs/performance.md).
   const page = referencePageDocument(spec);
-  const ui = { customSiteTitle: `${spec.document.info.title} reference`, swaggerOptions: { validatorUrl: null, deepLinking: true } };
+  const ui = {
+    customSiteTitle: `${spec.document.info.title} reference`,
+    swaggerOptions: { validatorUrl: null, deepLinking: true },
+    customJsStr: TOPIC_ANCHORS,
+  };
   let docs: Promise<Router> | undefined;
   const loadDocs = () =>
     (docs ??= import('swagger-ui-express').then(({ default: swaggerUi }) => {

@@ -145,4 +145,43 @@ describe('what /docs serves, and how', () => {
       await browser.close();
     }
   }, 60_000);
+
+  test('when a topic is linked (/docs/#rate-limits), then the page opens at its heading, and the Topics line leads to every topic in the page', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${base}/docs/#rate-limits`, { waitUntil: 'networkidle' });
+      const heading = page.locator('.information-container h2#rate-limits');
+      await heading.waitFor({ timeout: 15_000 });
+      expect(await heading.textContent()).toBe('Rate limits');
+      // Opened at the topic: its heading is at the top of the window, not 1,000 pixels down the description.
+      const top = await heading.evaluate((h) => h.getBoundingClientRect().top);
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(100);
+      await page.screenshot({ path: path.join(tmpdir(), 'animal-store-docs-topic.png') });
+      // Every link of the Topics line stays in the page and has a heading to go to.
+      // Run in the page (a string: this file is compiled without the DOM's types).
+      const links = await page.evaluate<
+        { href: string; target: string | null; found: boolean }[]
+      >(`[...document.querySelectorAll('.information-container .info__description a[href^="#"]')].map((a) => ({
+        href: a.getAttribute('href'),
+        target: a.getAttribute('target'),
+        found: document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))) !== null,
+      }))`);
+      expect(links.length).toBeGreaterThanOrEqual(9);
+      expect(links.filter((l) => l.target !== null || !l.found)).toEqual([]);
+      await page.locator('.information-container .info__description a[href="#browsers-cors"]').click();
+      const cors = await page.locator('h2#browsers-cors').evaluate((h) => h.getBoundingClientRect().top);
+      expect(cors).toBeLessThan(100);
+      expect(page.url()).toBe(`${base}/docs/#browsers-cors`);
+      await page.goto(`${base}/docs/`, { waitUntil: 'networkidle' });
+      await page.locator('h2#authentication-and-scopes').waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: path.join(tmpdir(), 'animal-store-docs-top.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
