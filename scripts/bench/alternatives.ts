@@ -15,7 +15,7 @@
  * What neither library does and the contract asks for is written here in a line or two, as
  * a user would add it: the Error body, the key checked before a 404 or 405 under /v1, the
  * 415 for a body that is not JSON, and path and query integers written as plain decimal
- * digits (both libraries' ajv coercion would take `0x10` for 16). test/component/tools/bench.test.ts sends
+ * digits (both libraries' ajv coercion would take `0x10` for 16). test/system/tools/bench.test.ts sends
  * the bench's requests and the failure paths to them and to the product and requires the
  * same statuses, codes, bodies and headers.
  */

@@ -1,7 +1,7 @@
 /**
  * The contract's checks written by hand, for the benchmark's baselines: what ajv and
  * openapi-backend do for the product from spec/openapi.yaml, here as plain code. The
- * baselines must refuse what the product refuses (test/component/tools/bench.test.ts compares them).
+ * baselines must refuse what the product refuses (test/system/tools/bench.test.ts compares them).
  */
 import type { components } from '../../generated/openapi';
 import { HttpError } from './shared';

@@ -10,7 +10,7 @@
  *
  * Where fastify's defaults read the contract otherwise (ajv's coercion takes `0x10` for 16, an
  * unknown query parameter is ignored, a method not allowed is a 404), the bench's scenarios do
- * not go: test/component/tools/bench.test.ts requires the product's answers to the bench's own
+ * not go: test/system/tools/bench.test.ts requires the product's answers to the bench's own
  * requests and to the refusals they share.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
