@@ -56,7 +56,10 @@ describeWithThrowawayPostgres('durability', () => {
     url.base = server.baseUrl;
     const load = createLoad(() => url.base, KEY, CONNECTIONS, 'server-kill');
     stopLoad = load.stop;
+    // The kill comes under load: once the load is at least 1.5 s old and more than 50 creates were
+    // acknowledged (on a busy machine 1.5 s was not always enough for 50).
     await sleep(1_500);
+    await waitFor(() => Promise.resolve(load.acknowledged.size > 50), { timeoutMs: 20_000 });
     server.child.kill('SIGKILL');
     await server.exit;
     await load.stop();
@@ -83,7 +86,10 @@ describeWithThrowawayPostgres('durability', () => {
     try {
       const load = createLoad(() => server.baseUrl, KEY, CONNECTIONS, 'pg-kill');
       stopLoad = load.stop;
+      // Killed under load: at least 1 s into it and once more than 50 creates were acknowledged
+      // (CI once had 42 after a fixed second, with other system files running beside it).
       await sleep(1_000);
+      await waitFor(() => Promise.resolve(load.acknowledged.size > 50), { timeoutMs: 20_000 });
       pg.kill();
       const ackedBeforeCrash = new Map(load.acknowledged);
       await sleep(500);
