@@ -10,7 +10,7 @@ import { type Config, ConfigError, isLoopbackHost, loadConfig } from './config';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubsAtStartUp, withStores } from './handlers';
 import { type HttpServer, createHttpServer, listen } from './http/server';
-import { printBanner } from './ops/banner';
+import { EMBEDDED_WARNING, printBanner } from './ops/banner';
 import { LOG_BASE, type Logger, type Logging, createLogging } from './ops/logger';
 import { createMetrics } from './ops/metrics';
 import { type ShutdownStep, shutDown } from './ops/shutdown';
@@ -63,8 +63,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     statements: tracing && ((url) => tracing.statements(url)),
   });
   const { sql, embedded, replicaSql } = database;
-  if (embedded)
-    logger.warn('The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production');
+  if (embedded) logger.warn(EMBEDDED_WARNING);
   const preparation = prepareDatabase(sql, { logger, onUnsafe: embedded ? 'skip' : config.onUnsafeDatabase });
   preparation.done.catch((err: unknown) => {
     logger.fatal({ err }, err instanceof Error ? err.message : String(err));

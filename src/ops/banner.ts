@@ -53,6 +53,10 @@ export interface BannerFacts {
   mcp: boolean;
 }
 
+/** Said first, as a warning, by a process on the embedded PostgreSQL (before its banner). */
+export const EMBEDDED_WARNING =
+  'The embedded PostgreSQL (PGlite) runs without fsync: for development and tests; set DATABASE_URL in production';
+
 /** The short banner: database, key hint, docs, and last the URL (tools wait for "listening on"). */
 export function banner(logger: Logger, facts: BannerFacts): void {
   const log = (msg: string) => logger.info(msg);

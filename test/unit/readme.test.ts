@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { banner, describeDatabase } from '../../src/ops/banner';
+import { EMBEDDED_WARNING, banner, describeDatabase } from '../../src/ops/banner';
 import { createLogging } from '../../src/ops/logger';
 import { projectRoot } from '../../src/paths';
 
@@ -28,7 +28,7 @@ function entriesOf(dir: string, { files }: { files: RegExp }): string[] {
 }
 
 describe('the README', () => {
-  test('when its banner sample is read, then it is what a fresh npm start prints, every migration included', () => {
+  test('when its banner sample is read, then it is what a fresh npm start prints, its warning and every migration included', () => {
     const lines: string[] = [];
     const { logger } = createLogging({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
     const spec = parse(read('spec/openapi.yaml')) as { info: { title: string; version: string } };
@@ -61,7 +61,8 @@ describe('the README', () => {
     });
     const printed = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(migrations.length).toBeGreaterThan(0);
-    expect(codeBlockWith('listening on')).toEqual(printed);
+    // The embedded database's warning comes first, as a fresh `npm start` prints it.
+    expect(codeBlockWith('listening on')).toEqual([EMBEDDED_WARNING, ...printed]);
   });
 
   test('when its layout is read, then it names every top-level folder, and the folders and files of generated/, src/, scripts/ and test/', () => {
