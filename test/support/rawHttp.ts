@@ -11,14 +11,19 @@ export interface RawResponse {
   closedAfterMs: number | undefined;
 }
 
-/** Whether `text` holds a whole first response that leaves the connection open: its head, and a body of its Content-Length. */
-function answeredAndOpen(text: string): boolean {
+/** The head of the first response in `text`, once it and a body of its Content-Length have all come; undefined before. */
+function wholeFirstAnswer(text: string): string | undefined {
   const at = text.indexOf('\r\n\r\n');
-  if (at === -1) return false;
+  if (at === -1) return undefined;
   const head = text.slice(0, at);
   const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
-  if (length === undefined || /\r\nconnection: *close/i.test(head)) return false;
-  return Buffer.byteLength(text.slice(at + 4)) >= Number(length);
+  return length !== undefined && Buffer.byteLength(text.slice(at + 4)) >= Number(length) ? head : undefined;
+}
+
+/** Whether `text` holds a whole first response that leaves the connection open. */
+function answeredAndOpen(text: string): boolean {
+  const head = wholeFirstAnswer(text);
+  return head !== undefined && !/\r\nconnection: *close/i.test(head);
 }
 
 /**
@@ -75,14 +80,9 @@ export async function createInFlight(port: number, key: string, pet: object) {
   const socket = createConnection({ host: '127.0.0.1', port });
   let text = '';
   const complete = new Promise<void>((resolve) => {
-    const check = () => {
-      const at = text.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, at))?.[1];
-      if (at !== -1 && length !== undefined && Buffer.byteLength(text.slice(at + 4)) >= Number(length)) resolve();
-    };
     socket.on('data', (c: Buffer) => {
       text += c.toString();
-      check();
+      if (wholeFirstAnswer(text) !== undefined) resolve();
     });
     socket.on('close', () => resolve());
   });

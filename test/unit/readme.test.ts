@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { EMBEDDED_WARNING, banner, describeDatabase } from '../../src/ops/banner';
 import { createLogging } from '../../src/ops/logger';
+import { readMigrations } from '../../src/store/migrate';
 import { projectRoot } from '../../src/paths';
 
 // The README is what a newcomer reads first: its banner sample is what `npm start` prints on a
@@ -32,11 +33,8 @@ describe('the README', () => {
     const lines: string[] = [];
     const { logger } = createLogging({ level: 'info', destination: { write: (line: string) => lines.push(line) } });
     const spec = parse(read('spec/openapi.yaml')) as { info: { title: string; version: string } };
-    const migrations = readdirSync(path.join(projectRoot, 'src/store/migrations'))
-      .map((name) => /^(\d+)_.*\.sql$/.exec(name)?.[1])
-      .filter((n): n is string => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
+    // The versions start-up applies to a fresh database: every migration file, as migrate() reads them.
+    const migrations = readMigrations().map((m) => m.version);
     const database = describeDatabase(
       {
         url: 'postgres://postgres@127.0.0.1:0/postgres',
