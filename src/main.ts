@@ -196,19 +196,18 @@ function stopOnSignals(logger: Logger, steps: readonly ShutdownStep[]): void {
 }
 
 /** A worker tells the primary (which prints the banner once for all); a single process prints it, having waited a moment for the database. */
-async function announce(logger: Logger, spec: Spec, config: Config, { database, preparation }: Service, ports: Ports) {
+async function announce(logger: Logger, spec: Spec, config: Config, { database, preparation, keyRegistry }: Service, ports: Ports) {
+  // Ready as /readyz says it: migrated, and the keys read (until then a request is answered 503).
+  const ready = Promise.all([preparation.done, keyRegistry.ready]).then(([applied]) => applied);
   if (cluster.isWorker) {
     tellPrimary({ listening: ports });
-    preparation.done.then(
+    ready.then(
       (applied) => tellPrimary({ ready: applied }),
       () => {},
     );
     return;
   }
-  const applied = await Promise.race([
-    preparation.done,
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref()),
-  ]);
+  const applied = await Promise.race([ready, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000).unref())]);
   printBanner(logger, {
     spec,
     config,

@@ -54,6 +54,23 @@ export async function startServer(env: Record<string, string | undefined>, comma
   return { ...s, baseUrl, origin: new URL(baseUrl).origin };
 }
 
+/**
+ * Waits until the server's /readyz answers 200, as a load balancer waits before it sends traffic:
+ * the banner comes at most 2 s after "listening", ready or not, and a slow machine takes longer.
+ */
+export async function untilReady(server: Running, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (
+    (await fetch(`${server.origin}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
+    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** SIGTERM to the process we spawned, as a process manager sends it; resolves with its exit code. */
 export async function stop(server: Spawned): Promise<number | null> {
   server.child.kill('SIGTERM');

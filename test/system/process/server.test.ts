@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSpec } from '../../../src/contract/spec';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
-import { reap, reapAll, spawnServer, startServer, stop } from '../../support/processes';
+import { reap, reapAll, spawnServer, startServer, stop, untilReady } from '../../support/processes';
 import { createInFlight } from '../../support/rawHttp';
 
 afterAll(reapAll);
@@ -195,6 +195,7 @@ describe('the server process (npm start)', () => {
       let created: { id: number };
       try {
         expect(server.output()).toContain(`embedded PostgreSQL (PGlite), data in ${dataDir}`);
+        await untilReady(server);
         const res = await fetch(`${server.baseUrl}/pets`, {
           method: 'POST',
           headers,
@@ -207,6 +208,7 @@ describe('the server process (npm start)', () => {
       }
       server = await startServer(env);
       try {
+        await untilReady(server);
         const res = await fetch(`${server.baseUrl}/pets`, { headers });
         expect(await res.json()).toEqual([{ id: created.id, name: 'Persistent', categoryId: 7, status: 'available' }]);
       } finally {
