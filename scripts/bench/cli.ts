@@ -48,6 +48,7 @@ import { type Measurement, SCENARIOS, auth, measure } from './measure';
 import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
+import { wrapProse } from '../lib/text';
 
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
@@ -59,6 +60,11 @@ const POOL_SIZE = 7;
 
 /** The latest full run's results, committed: what docs/performance.md shows. */
 const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
+/** The page's opening, as every page of docs/ has: whom it is for. */
+const BENCH_RESULTS_OPENING = [
+  'For contributors and operators who want the figures: the last full `npm run bench`, written by it.',
+  '[performance.md](performance.md) says what it compares, how to run it and what the figures led to.',
+].join('\n');
 
 interface Options extends WebhookLoad {
   scale: boolean;
@@ -291,8 +297,12 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
 
     out(`# Benchmark, ${new Date().toISOString()}, at ${commitOf()}`);
     out('');
+    out(BENCH_RESULTS_OPENING);
+    out('');
     out(
-      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      wrapProse(
+        `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      ).join('\n'),
     );
     const results = await runAll(servers as Record<Contestant, ServerProcess>, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);

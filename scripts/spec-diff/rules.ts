@@ -7,6 +7,8 @@
  * Levels: `error` breaks clients of the old contract; `warning` may break some of them
  * (check before shipping); `info` is safe and belongs in the changelog.
  */
+import { wrapProse } from '../lib/text';
+
 export type Level = 'error' | 'warning' | 'info';
 
 export interface Rule {
@@ -546,11 +548,14 @@ export function renderRuleList(): string {
       .join('; ');
   for (const family of FAMILIES) {
     const rules = [...table.values()].filter((r) => r.family === family);
-    lines.push(`- **${family}** — ${byLevel(rules.filter((r) => !r.twinOf))}`);
+    lines.push(...wrapProse(`- **${family}** — ${byLevel(rules.filter((r) => !r.twinOf))}`, { indent: '  ' }));
     for (const [dir, role] of Object.entries(WEBHOOK_ROLE))
       if (family === 'webhooks')
         lines.push(
-          `  - each \`${dir}-…\` schema rule above, at its level, as \`webhook-${role}-…\` — ${byLevel(rules.filter((r) => r.twinOf?.startsWith(`${dir}-`)))}`,
+          ...wrapProse(
+            `  - each \`${dir}-…\` schema rule above, at its level, as \`webhook-${role}-…\` — ${byLevel(rules.filter((r) => r.twinOf?.startsWith(`${dir}-`)))}`,
+            { indent: '    ' },
+          ),
         );
   }
   return lines.join('\n');
