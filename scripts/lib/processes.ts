@@ -5,12 +5,16 @@ import { createServer as createNetServer } from 'node:net';
 import { projectRoot } from '../../src/paths';
 import { connect } from '../../src/store/db';
 
-/** A database of its own on the server `adminUrl` names, dropped by `drop()`. */
-export async function scratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A database of its own on the server `adminUrl` names (a copy of `template`, when given), dropped by `drop()`. */
+export async function scratchDatabase(
+  adminUrl: string,
+  prefix: string,
+  { template }: { template?: string } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const admin = connect(adminUrl, { max: 1 });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.unsafe(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }

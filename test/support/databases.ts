@@ -4,7 +4,8 @@ import { scratchDatabase } from '../../scripts/lib/processes';
 /**
  * Test databases. globalSetup decides the mode and hands it to the test files through
  * the environment (jest's workers start after globalSetup and inherit it).
- *   TEST_DB_MODE=server   TEST_ADMIN_URL: a real server; every test file creates its own database.
+ *   TEST_DB_MODE=server   TEST_ADMIN_URL: a real server; every test file creates its own database
+ *                         (TEST_TEMPLATE_DB: one migrated at the start, copied by freshDatabase({ migrated: true })).
  *   TEST_DB_MODE=embedded TEST_EMBEDDED_URLS: a PGlite per jest worker; every test file empties its worker's schema.
  */
 export const TEST_DB_PREFIX = 'animal_store_test';
@@ -24,7 +25,11 @@ export function embeddedUrl(): string {
   return url;
 }
 
-export async function freshDatabase(): Promise<TestDatabase> {
+/**
+ * A database of this test file's own, empty; `migrated`: with every migration applied already, as
+ * after a first start-up (on a server, a copy of the run's migrated template: 0.25 s less per app).
+ */
+export async function freshDatabase({ migrated = false } = {}): Promise<TestDatabase> {
   if (process.env.TEST_DB_MODE === 'embedded') {
     const url = embeddedUrl();
     const admin = connect(url, { max: 1 });
@@ -37,6 +42,10 @@ export async function freshDatabase(): Promise<TestDatabase> {
   }
   const adminUrl = process.env.TEST_ADMIN_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_URL is not set: run the tests through jest (globalSetup sets it)');
-  const db = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}`);
+  const template = migrated ? process.env.TEST_TEMPLATE_DB : undefined;
+  const db = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}`, { template });
   return { url: db.url, max: 4, drop: db.drop };
 }
+
+/** The name of the run's migrated template database on the server (globalSetup makes it, globalTeardown drops it). */
+export const templateName = (runId: string) => `${TEST_DB_PREFIX}_${runId}_template`;

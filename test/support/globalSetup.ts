@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from '../../src/store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/embedded';
+import { migrate } from '../../src/store/migrate';
+import { templateName } from './databases';
 
 declare global {
   // Handed from globalSetup to globalTeardown, which run in the same process.
@@ -11,6 +14,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   if (process.env.DATABASE_URL) {
     process.env.TEST_DB_MODE = 'server';
     process.env.TEST_ADMIN_URL = process.env.DATABASE_URL;
+    process.env.TEST_TEMPLATE_DB = await migratedTemplate(process.env.DATABASE_URL, process.env.TEST_RUN_ID);
     return;
   }
   // PGlite cannot start inside a test file's sandbox, so it runs here, in memory, for the whole
@@ -20,4 +24,27 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   );
   process.env.TEST_DB_MODE = 'embedded';
   process.env.TEST_EMBEDDED_URLS = globalThis.embeddedTestPostgres.map((db) => db.url).join(',');
+}
+
+/**
+ * A database migrated as start-up migrates one, for the apps of the run to copy (CREATE DATABASE …
+ * TEMPLATE): each then finds every migration applied. No session may stay on it, or a copy fails.
+ */
+async function migratedTemplate(adminUrl: string, runId: string): Promise<string> {
+  const name = templateName(runId);
+  const admin = connect(adminUrl, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const sql = connect(url.toString(), { max: 1 });
+  try {
+    await migrate(sql);
+  } finally {
+    await sql.end();
+  }
+  return name;
 }

@@ -80,7 +80,7 @@ export const checkerOfFile = (): Promise<ContractChecker> => (checkerMade ??= sp
 
 /**
  * The app exactly as production builds it (src/app.ts), on a database of its own,
- * migrated the way start-up migrates it.
+ * migrated the way start-up migrates it (a copy of the run's migrated template, on a server).
  */
 export async function startTestApp(
   options: {
@@ -110,8 +110,9 @@ export async function startTestApp(
     validateResponses?: ResponseValidation;
   } = {},
 ): Promise<TestApp> {
-  const db: TestDatabase = await freshDatabase();
+  const db: TestDatabase = await freshDatabase({ migrated: true });
   const sql = connect(db.url, { max: db.max, statements: options.statements });
+  // As start-up does; on a copy of the migrated template, it finds nothing to apply.
   await migrate(sql);
   const { logging, lines } = captureLogs();
   const keys = createKeyRegistry(sql, { logger: logging.logger, ...options.keyRegistry });
