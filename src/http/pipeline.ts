@@ -190,7 +190,11 @@ export class RequestCore {
     at.headers['Cache-Control'] = 'no-store';
     const route = found?.route;
     if (route) Object.assign(at.headers, route.facts.deprecationHeaders);
-    return { reply: this.written(at, route, reply), facts: at.facts };
+    const written = this.written(at, route, reply);
+    // Answered: the request's token stays spent (a 304's went back in written()).
+    const { quota } = at.facts;
+    if (quota) this.deps.rateLimiter?.settle(quota.clientId, quota.decision);
+    return { reply: written, facts: at.facts };
   }
 
   /** A failure as its Error body, its cause kept for the log line. */

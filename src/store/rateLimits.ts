@@ -1,6 +1,6 @@
 import type { Logger } from '../ops/logger';
 import { type Sql, onlyRow, withDeadline } from './db';
-import type { Deadline } from './deadline';
+import { type Deadline, requestDeadline } from './deadline';
 
 /** Requests each client (all of its API keys) may make per window (RATE_LIMIT). */
 export interface RateLimit {
@@ -34,6 +34,13 @@ export interface RateLimiter {
    */
   refund(clientId: string, decision: RateDecision): RateDecision;
   /**
+   * Says the request `decision` let through has been answered and its request stays spent (every
+   * answer but a refunded 304; a second call, or one after `refund`, does nothing). Until then a
+   * request that finds the window's tokens all held by requests still being answered waits for them,
+   * since a 304 among them gives its token back, rather than being refused while none is spent.
+   */
+  settle(clientId: string, decision: RateDecision): void;
+  /**
    * Gives back the requests this process reserved and has not spent, for keys idle for at least
    * `idleMs` (every client with 0: at shutdown), so that other instances may spend them.
    */
@@ -54,10 +61,35 @@ interface Counter {
   /** Requests waiting for the reservation in flight. */
   waiting: number;
   reserving?: Promise<void>;
+  /** Tokens spent by requests not answered yet (neither settled nor refunded). */
+  held: number;
+  /** Requests waiting for one of those to be answered, woken when one is (or the window changes). */
+  waiters: (() => void)[];
 }
 
+/** Wakes every request waiting on the counter's held tokens. */
+function wake(c: Counter): void {
+  const waiters = c.waiters;
+  c.waiters = [];
+  for (const w of waiters) w();
+}
+
+/** Resolves when a request holding one of the counter's tokens is answered, or at `deadline`. */
+function heldTokenAnswered(c: Counter, deadline: Deadline): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    c.waiters.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+type Warn = (err: unknown, what: string) => void;
+type WindowCounts = ReturnType<typeof windowCounts>;
+
 /** A window's count in the database (rate_limit_counts): reservations added to it, and what goes back subtracted. */
-function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: (err: unknown, what: string) => void) {
+function windowCounts(sql: Sql, limit: number, windowSeconds: number, warn: Warn) {
   /** Subtracts `n` from the window's count: unspent tokens, or the part of a reservation that was not granted. */
   const subtract = (clientId: string, window: number, n: number, deadline?: Deadline) =>
     withDeadline(
@@ -97,6 +129,15 @@ function refundTo(c: Counter | undefined, decision: RateDecision): RateDecision 
   return { ...decision, remaining: Math.max(0, decision.limit - c.total) + c.tokens };
 }
 
+/** The request `decision` let through is answered: its token is no longer held (once per decision). */
+function answered(c: Counter | undefined, decision: RateDecision, settled: WeakSet<RateDecision>): void {
+  if (!decision.allowed || settled.has(decision)) return;
+  settled.add(decision);
+  if (!c || c.window !== decision.window) return;
+  c.held = Math.max(0, c.held - 1);
+  wake(c);
+}
+
 /**
  * Fixed windows per client (all of its API keys), counted in PostgreSQL, where every instance takes its share of the
  * window's requests before spending it: a request spends a token its process reserved, and a
@@ -120,6 +161,8 @@ export function createRateLimiter(
   { recheckMs = 250 } = {},
 ): RateLimiter {
   const counters = new Map<string, Counter>();
+  /** Decisions whose request was answered (settled or refunded): each releases its held token once. */
+  const settled = new WeakSet<RateDecision>();
   let lastFailureLog = 0;
 
   const warn = (err: unknown, what: string) => {
@@ -149,17 +192,72 @@ export function createRateLimiter(
   const counterOf = (clientId: string, window: number): Counter => {
     let c = counters.get(clientId);
     if (!c || c.window !== window) {
-      c = { window, tokens: 0, total: 0, exhausted: false, checkedAt: 0, usedAt: 0, waiting: 0 };
+      // Requests waiting on the past window's held tokens look again, at this window.
+      if (c) wake(c);
+      c = { window, tokens: 0, total: 0, exhausted: false, checkedAt: 0, usedAt: 0, waiting: 0, held: 0, waiters: [] };
       counters.set(clientId, c);
     }
     return c;
   };
 
+  return {
+    async take(clientId, deadline = requestDeadline()) {
+      for (;;) {
+        const now = Date.now() / 1000;
+        const window = Math.floor(now / windowSeconds);
+        const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
+        const c = counterOf(clientId, window);
+        if (c.tokens > 0) {
+          c.tokens -= 1;
+          c.held += 1;
+          c.usedAt = Date.now();
+          // What the window has left for this key: unreserved in the database, and unspent here.
+          const remaining = Math.max(0, limit - c.total) + c.tokens;
+          return { allowed: true, limit, remaining, resetSeconds, windowSeconds, window };
+        }
+        const refused = { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds, window };
+        // The window's last tokens are held by requests still being answered: a 304 among them gives
+        // its token back, so none is refused before they are answered (within this request's deadline).
+        if (c.exhausted && c.held > 0) {
+          if (Date.now() >= deadline) return refused;
+          await heldTokenAnswered(c, deadline);
+          continue;
+        }
+        // Spent, as of a moment ago: refused without a round trip; later, asked again (others may have given some back).
+        if (c.exhausted && Date.now() - c.checkedAt < recheckMs && !c.reserving) return refused;
+        c.waiting += 1;
+        try {
+          await reserve(clientId, c, deadline);
+        } finally {
+          c.waiting -= 1;
+        }
+        if (c.tokens === 0 && c.exhausted && !(c.held > 0 && Date.now() < deadline)) return refused;
+      }
+    },
+
+    refund(clientId, decision) {
+      const c = counters.get(clientId);
+      const after = refundTo(c, decision);
+      answered(c, decision, settled);
+      return after;
+    },
+
+    settle: (clientId, decision) => answered(counters.get(clientId), decision, settled),
+
+    flush: (idleMs = 0) => giveBackIdle(counters, { windowSeconds, idleMs, subtract: counts.subtract, warn }),
+  };
+}
+
+/** RateLimiter.flush: the unspent tokens of keys idle for `idleMs` go back to the database; past windows' counters go. */
+async function giveBackIdle(
+  counters: Map<string, Counter>,
+  { windowSeconds, idleMs, subtract, warn }: { windowSeconds: number; idleMs: number; subtract: WindowCounts['subtract']; warn: Warn },
+): Promise<void> {
   const giveBack = async (clientId: string, c: Counter) => {
     const n = c.tokens;
     c.tokens = 0;
     try {
-      await counts.subtract(clientId, c.window, n);
+      await subtract(clientId, c.window, n);
       c.total -= n;
     } catch (err) {
       // Kept, to be given back or spent later.
@@ -167,48 +265,18 @@ export function createRateLimiter(
       warn(err, 'could not give back unspent requests; retrying');
     }
   };
-
-  return {
-    async take(clientId, deadline) {
-      const now = Date.now() / 1000;
-      const window = Math.floor(now / windowSeconds);
-      const resetSeconds = Math.max(1, Math.ceil((window + 1) * windowSeconds - now));
-      const c = counterOf(clientId, window);
-      while (c.tokens === 0) {
-        // Spent, as of a moment ago: refused without a round trip; later, asked again (others may have given some back).
-        if (c.exhausted && Date.now() - c.checkedAt < recheckMs && !c.reserving)
-          return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds, window };
-        c.waiting += 1;
-        try {
-          await reserve(clientId, c, deadline);
-        } finally {
-          c.waiting -= 1;
-        }
-        if (c.tokens === 0 && c.exhausted) return { allowed: false, limit, remaining: 0, resetSeconds, windowSeconds, window };
+  const current = Math.floor(Date.now() / 1000 / windowSeconds);
+  await Promise.all(
+    [...counters].map(async ([clientId, c]) => {
+      // A past window's tokens expired with it (and requests waiting on its held tokens look again).
+      if (c.window < current) {
+        if (!c.reserving) counters.delete(clientId);
+        wake(c);
+        return;
       }
-      c.tokens -= 1;
-      c.usedAt = Date.now();
-      // What the window has left for this key: unreserved in the database, and unspent here.
-      const remaining = Math.max(0, limit - c.total) + c.tokens;
-      return { allowed: true, limit, remaining, resetSeconds, windowSeconds, window };
-    },
-
-    refund: (clientId, decision) => refundTo(counters.get(clientId), decision),
-
-    async flush(idleMs = 0) {
-      const current = Math.floor(Date.now() / 1000 / windowSeconds);
-      await Promise.all(
-        [...counters].map(async ([clientId, c]) => {
-          // A past window's tokens expired with it.
-          if (c.window < current) {
-            if (!c.reserving) counters.delete(clientId);
-            return;
-          }
-          if (c.tokens > 0 && !c.reserving && Date.now() - c.usedAt >= idleMs) await giveBack(clientId, c);
-        }),
-      );
-    },
-  };
+      if (c.tokens > 0 && !c.reserving && Date.now() - c.usedAt >= idleMs) await giveBack(clientId, c);
+    }),
+  );
 }
 
 /** Deletes the counts of windows that ended over a day ago. */

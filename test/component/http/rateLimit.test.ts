@@ -2,7 +2,7 @@ import { bootstrapClientId } from '../../../src/http/auth';
 import { createApp } from '../../../src/app';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
+import { type RateDecision, type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
 import {
   API_KEY,
   OTHER_API_KEY,
@@ -116,6 +116,31 @@ describe('rate limiting per API key', () => {
     await api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
     // The first instance holds nothing more of the key's window: the database says 1 + 4.
     await t.api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
+  });
+});
+
+describe('tokens held by requests still being answered', () => {
+  test('when every token of the window is held by requests not answered yet, then another waits: it takes the one a 304 gives back, and is refused once the rest are answered', async () => {
+    const { logging } = captureLogs('silent');
+    const limiter = createRateLimiter(t.sql, { requests: 3, windowSeconds: 9999 * 3600 }, logging.logger);
+    const client = 'held-tokens-client';
+    const held = await Promise.all([1, 2, 3].map(() => limiter.take(client)));
+    expect(held.map((d) => d.allowed)).toEqual([true, true, true]);
+    let waited: RateDecision | undefined;
+    const waiting = limiter.take(client).then((d) => (waited = d));
+    // Past the 250 ms in which a spent window is refused without asking the database again.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(waited).toBeUndefined();
+    limiter.refund(client, held[0] as RateDecision);
+    expect((await waiting).allowed).toBe(true);
+    // Within its deadline only: then refused (429), not failed (503).
+    expect(await limiter.take(client, Date.now() + 200)).toMatchObject({ allowed: false, remaining: 0 });
+    // Every request answered: nothing held and nothing left, so refused at once.
+    [...held.slice(1), await waiting].forEach((d) => limiter.settle(client, d));
+    limiter.settle(client, held[0] as RateDecision);
+    const started = Date.now();
+    expect((await limiter.take(client)).allowed).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
 
