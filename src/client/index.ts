@@ -16,12 +16,12 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/openapi';
 import { AnimalStoreError, type ResponseMeta, errorFrom, metaOf } from './errors';
 import { type DeprecationNotice, deprecationOf, nextLink, warnOnce } from './links';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, attemptsFor, retryingFetch, urlOf } from './retry';
+import { DEFAULT_RETRY_POLICY, type RetryEvent, type RetryPolicy, attemptsFor, retryingFetch, urlOf } from './retry';
 
 export type { components, operations, paths } from '../../generated/openapi';
 export { AnimalStoreError, type ResponseMeta } from './errors';
 export { type DeprecationNotice, linkTarget, nextLink } from './links';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryAfterMs } from './retry';
+export { DEFAULT_RETRY_POLICY, type RetryEvent, type RetryPolicy, retryAfterMs } from './retry';
 
 export type Pet = components['schemas']['Pet'];
 export type NewPet = components['schemas']['NewPet'];
@@ -37,6 +37,8 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Called with every answer that carries `Deprecation` or `Sunset` (default: one console warning per operation). */
   onDeprecation?: (notice: DeprecationNotice) => void;
+  /** Called before each wait between attempts, with the attempt that failed and the wait chosen: for a caller's logs or metrics. */
+  onRetry?: (retry: RetryEvent) => void;
 }
 
 export interface CallOptions {
@@ -119,7 +121,7 @@ export function createAnimalStoreClient(options: ClientOptions): AnimalStoreClie
   const onDeprecation = options.onDeprecation ?? warnOnce;
   const api = createClient<paths, 'application/json'>({
     baseUrl: options.baseUrl,
-    fetch: retryingFetch(policy, options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+    fetch: retryingFetch(policy, options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.onRetry),
     headers: { Authorization: `Bearer ${options.apiKey}` },
   });
   api.use({

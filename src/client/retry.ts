@@ -30,6 +30,13 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxRetryAfterMs: 60_000,
 });
 
+/** A retry about to wait: which attempt failed, how it ended (its status; undefined: no answer), and the wait chosen before the next. */
+export interface RetryEvent {
+  attempt: number;
+  status: number | undefined;
+  waitMs: number;
+}
+
 /** Statuses after which a request that may be repeated is tried again. */
 const RETRIED = new Set([429, 502, 503, 504]);
 /** Statuses that promise nothing happened (rate limited before any work; "503 means nothing happened"). */
@@ -102,7 +109,11 @@ function mayRepeat(request: Request, status: number | undefined): boolean {
  * abort ends it at once, and running out of attempts or time gives the last answer, or an
  * AnimalStoreError when no attempt got one.
  */
-export function retryingFetch(policy: RetryPolicy, send: typeof fetch): (request: Request) => Promise<Response> {
+export function retryingFetch(
+  policy: RetryPolicy,
+  send: typeof fetch,
+  onRetry?: (retry: RetryEvent) => void,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const started = Date.now();
     const caller = request.signal;
@@ -133,6 +144,7 @@ export function retryingFetch(policy: RetryPolicy, send: typeof fetch): (request
         }
         throw networkError(request, failure, attempt, timeout.aborted);
       }
+      onRetry?.({ attempt, status: response?.status, waitMs: wait });
       await sleep(wait, caller);
     }
   };

@@ -1,5 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { type AnimalStoreClient, type AnimalStoreError, type RetryPolicy, createAnimalStoreClient } from '../../src/client';
+import {
+  type AnimalStoreClient,
+  type AnimalStoreError,
+  type RetryEvent,
+  type RetryPolicy,
+  createAnimalStoreClient,
+} from '../../src/client';
 import { API_KEY, type TestApp, listenOnLoopback, startTestApp } from './harness';
 import { type HttpFault, type HttpFaultProxy, httpFaultProxy } from './httpFaults';
 
@@ -10,13 +16,14 @@ export interface ClientTestbed {
   origin: () => string;
   /**
    * The package's client through a fault proxy in front of the app: the n-th request (from 0)
-   * gets the n-th fault of `faults`, the rest get `then`. Retries wait 10 ms at first unless told.
+   * gets the n-th fault of `faults`, the rest get `then`. Retries wait 10 ms at first unless told;
+   * `retries` lists each one as the client reports it (onRetry), with the wait it chose.
    */
   clientWith: (
     faults: HttpFault[],
     then?: HttpFault,
     options?: { apiKey?: string; retry?: Partial<RetryPolicy>; retryAfter?: string | (() => string) },
-  ) => Promise<{ proxy: HttpFaultProxy; store: AnimalStoreClient }>;
+  ) => Promise<{ proxy: HttpFaultProxy; store: AnimalStoreClient; retries: RetryEvent[] }>;
 }
 
 /** An app and fault proxies for a test file of the client, with the hooks that start and stop them. */
@@ -41,13 +48,15 @@ export function clientTestbed(): ClientTestbed {
     clientWith: async (faults, then = 'forward', { apiKey = API_KEY, retry, retryAfter } = {}) => {
       const proxy = await httpFaultProxy(api.origin, (_req: IncomingMessage, i) => faults[i] ?? then, { retryAfter });
       proxies.push(proxy);
+      const retries: RetryEvent[] = [];
       const store = createAnimalStoreClient({
         baseUrl: `${proxy.origin}/v1`,
         apiKey,
         retry: { baseDelayMs: 10, ...retry },
         onDeprecation: () => {},
+        onRetry: (r) => retries.push(r),
       });
-      return { proxy, store };
+      return { proxy, store, retries };
     },
   };
 }
