@@ -7,6 +7,8 @@ import { type TestDatabase, freshDatabase } from '../../support/databases';
 // faults of that reading gave a query another one's answer, a wrong answer nobody could detect
 // (patches/README.md, postgres): a query cancelled by its deadline while it waited in the pipeline,
 // and a query whose error came after some of its rows.
+const embedded = process.env.TEST_DB_MODE === 'embedded';
+
 describe('a connection with several queries in flight', () => {
   let db: TestDatabase;
   let sql: Sql;
@@ -21,20 +23,26 @@ describe('a connection with several queries in flight', () => {
     await db.drop();
   });
 
-  test('when a query sent behind a slow one passes its deadline, then it fails as late and the queries after it get their own answers', async () => {
-    for (let round = 0; round < 3; round++) {
-      // A query is sent when first awaited, or asked to (execute()): these four go in this order.
-      const slow = sql`SELECT pg_sleep(0.4) AS slept`.execute();
-      // Behind the slow query; its deadline passes while it waits there.
-      const late = withDeadline(sql`SELECT 2 AS n, pg_sleep(0.3) AS slept`.execute(), Date.now() + 100).catch((err: unknown) => err);
-      const after = sql<{ n: number }[]>`SELECT 3 AS n`.execute();
-      const last = sql<{ n: number }[]>`SELECT ${round} :: int AS n`.execute();
-      await slow;
-      expect(await late).toBeInstanceOf(DeadlineExceededError);
-      expect([...(await after)]).toEqual([{ n: 3 }]);
-      expect([...(await last)]).toEqual([{ n: round }]);
-    }
-  });
+  // The embedded PGlite ignores a cancel request and never closes its connection, which then holds
+  // one of the worker's 4 connections for the rest of the run (the next file's were refused): on
+  // PostgreSQL only.
+  (embedded ? test.skip : test)(
+    'when a query sent behind a slow one passes its deadline, then it fails as late and the queries after it get their own answers',
+    async () => {
+      for (let round = 0; round < 3; round++) {
+        // A query is sent when first awaited, or asked to (execute()): these four go in this order.
+        const slow = sql`SELECT pg_sleep(0.4) AS slept`.execute();
+        // Behind the slow query; its deadline passes while it waits there.
+        const late = withDeadline(sql`SELECT 2 AS n, pg_sleep(0.3) AS slept`.execute(), Date.now() + 100).catch((err: unknown) => err);
+        const after = sql<{ n: number }[]>`SELECT 3 AS n`.execute();
+        const last = sql<{ n: number }[]>`SELECT ${round} :: int AS n`.execute();
+        await slow;
+        expect(await late).toBeInstanceOf(DeadlineExceededError);
+        expect([...(await after)]).toEqual([{ n: 3 }]);
+        expect([...(await last)]).toEqual([{ n: round }]);
+      }
+    },
+  );
 
   test('when a query fails after some of its rows came, then the next query in the pipeline gets its rows alone, without holes', async () => {
     const failing = sql`SELECT i, 1 / (4 - i) AS boom FROM generate_series(1, 10) AS i`.execute().catch((err: Error) => err);
