@@ -231,7 +231,8 @@ export function createRateLimiter(
         } finally {
           c.waiting -= 1;
         }
-        if (c.tokens === 0 && c.exhausted && !(c.held > 0 && Date.now() < deadline)) return refused;
+        // Held tokens are waited for above, within the deadline.
+        if (c.tokens === 0 && c.exhausted && c.held === 0) return refused;
       }
     },
 

@@ -46,6 +46,3 @@ export async function freshDatabase({ migrated = false } = {}): Promise<TestData
   const db = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}`, { template });
   return { url: db.url, max: 4, drop: db.drop };
 }
-
-/** The name of the run's migrated template database on the server (globalSetup makes it, globalTeardown drops it). */
-export const templateName = (runId: string) => `${TEST_DB_PREFIX}_${runId}_template`;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { connect } from '../../src/store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/embedded';
 import { migrate } from '../../src/store/migrate';
-import { templateName } from './databases';
+import { scratchDatabase } from '../../scripts/lib/processes';
+import { TEST_DB_PREFIX } from './databases';
 
 declare global {
   // Handed from globalSetup to globalTeardown, which run in the same process.
@@ -31,20 +32,13 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
  * TEMPLATE): each then finds every migration applied. No session may stay on it, or a copy fails.
  */
 async function migratedTemplate(adminUrl: string, runId: string): Promise<string> {
-  const name = templateName(runId);
-  const admin = connect(adminUrl, { max: 1 });
-  try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const sql = connect(url.toString(), { max: 1 });
+  // Named as the run's databases are: globalTeardown drops it with them.
+  const template = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${runId}`);
+  const sql = connect(template.url, { max: 1 });
   try {
     await migrate(sql);
   } finally {
     await sql.end();
   }
-  return name;
+  return new URL(template.url).pathname.slice(1);
 }
