@@ -63,7 +63,7 @@ const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
 /** The page's opening, as every page of docs/ has: whom it is for. */
 const BENCH_RESULTS_OPENING = [
   'For contributors and operators who want the figures: the last full `npm run bench`, written by it.',
-  '[performance.md](performance.md) says what it compares, how to run it and what the figures led to.',
+  '`docs/performance.md` says what it compares, how to run it and what the figures led to.',
 ].join('\n');
 
 interface Options extends WebhookLoad {
