@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type $RefParser from '@apidevtools/json-schema-ref-parser';
 import type { OpenAPIV3 } from 'openapi-types';
-import { parse, stringify } from 'yaml';
+import { type Document, parse, parseDocument, stringify } from 'yaml';
 import { hasExternalRef } from './externalRefs';
 
 export { hasExternalRef };
@@ -14,6 +14,16 @@ export interface BundledSpec {
   document: OpenAPIV3.Document;
   /** Every file the document was read from, the root first (absolute paths). */
   files: string[];
+  /** `yamlText` parsed, comments and layout kept: the document is its value. */
+  yaml: Document;
+}
+
+/** The YAML text parsed once, as a value and as a document that keeps its comments; fails as `parse` fails. */
+function parseYaml(text: string): { yaml: Document; document: OpenAPIV3.Document } {
+  const yaml = parseDocument(text);
+  const [error] = yaml.errors;
+  if (error) throw error;
+  return { yaml, document: yaml.toJS() as OpenAPIV3.Document };
 }
 
 /**
@@ -25,8 +35,8 @@ export interface BundledSpec {
 export async function bundleSpec(file: string): Promise<BundledSpec> {
   const root = path.resolve(file);
   const text = readFileSync(root, 'utf8');
-  const document = parse(text) as OpenAPIV3.Document;
-  if (!hasExternalRef(document)) return { yamlText: text, document, files: [root] };
+  const { yaml, document } = parseYaml(text);
+  if (!hasExternalRef(document)) return { yamlText: text, document, files: [root], yaml };
 
   // Loaded for a split spec only: the spec diff's start does not pay for it on one file.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,5 +52,6 @@ export async function bundleSpec(file: string): Promise<BundledSpec> {
     },
   })) as OpenAPIV3.Document;
   const files = parser.$refs.paths('file').map((p) => path.resolve(p));
-  return { yamlText: stringify(bundled, { lineWidth: 0 }), document: bundled, files: [root, ...files.filter((f) => f !== root)] };
+  const yamlText = stringify(bundled, { lineWidth: 0 });
+  return { yamlText, document: bundled, files: [root, ...files.filter((f) => f !== root)], yaml: parseYaml(yamlText).yaml };
 }

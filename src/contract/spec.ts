@@ -1,5 +1,5 @@
 import type { OpenAPIV3 } from 'openapi-types';
-import { isMap, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, visit } from 'yaml';
 import { specPath } from '../paths';
 import { basePathOfUrl } from './basePath';
 import { bundleSpec } from './bundle';
@@ -173,9 +173,12 @@ function bodyTypeOf(doc: OpenAPIV3.Document, body: OpenAPIV3.RequestBodyObject |
   return { type: schema.type, nullable: schema.nullable === true };
 }
 
-/** The YAML text without the servers marked `x-internal: true`, wherever a `servers` list stands (an anchored list once, for each alias). */
-function withoutInternalServers(yamlText: string): string {
-  const doc = parseDocument(yamlText);
+/**
+ * The document without the servers marked `x-internal: true`, wherever a `servers` list stands (an
+ * anchored list once, for each alias), as YAML text keeping the file's comments, and as a value.
+ */
+function withoutInternalServers(yaml: Document): { text: string; document: OpenAPIV3.Document } {
+  const doc = yaml.clone();
   visit(doc, {
     Pair(_, pair) {
       if (!isScalar(pair.key) || pair.key.value !== 'servers' || !isSeq(pair.value)) return;
@@ -183,7 +186,7 @@ function withoutInternalServers(yamlText: string): string {
       list.items = list.items.filter((server) => !(isMap(server) && server.get('x-internal') === true));
     },
   });
-  return doc.toString({ lineWidth: 0 });
+  return { text: doc.toString({ lineWidth: 0 }), document: doc.toJS() as OpenAPIV3.Document };
 }
 
 /** Reads spec/openapi.yaml (and the files it refers to, bundled) and derives, once, everything the server takes from it. */
@@ -243,8 +246,7 @@ export async function loadSpec(file = specPath): Promise<Spec> {
   }
   for (const [facts, op] of deprecated) facts.deprecationHeaders = deprecationHeaders(op, operations);
 
-  const publicYamlText = withoutInternalServers(yamlText);
-  const publicDocument = parse(publicYamlText) as OpenAPIV3.Document;
+  const { text: publicYamlText, document: publicDocument } = withoutInternalServers(bundle.yaml);
   const scopes = [...new Set([...operations.values()].flatMap((op) => op.scopes.flat()))].sort();
   return { yamlText, publicYamlText, publicDocument, files, document, apiRoot, scopes, operations, keylessPaths, routingDocument };
 }
