@@ -14,7 +14,6 @@ import { replyViolationReport } from './ops/replyViolations';
 import { createRequestRecorder, requestLog } from './ops/requestLog';
 import { queriesInFlight } from './store/db';
 import type { KeyRegistry } from './store/keys/registry';
-import { mcpRouter } from './mcp/endpoint';
 import { createAuthenticator } from './http/auth';
 import { checkToolsMatchSpec, isTool } from './contract/mcpTools';
 import { mcpTools } from '../generated/mcp-tools';
@@ -25,6 +24,11 @@ import { mcpTools } from '../generated/mcp-tools';
  * broke the contract), and what the app's other middleware needs.
  */
 export interface AppDeps extends Omit<CoreDeps, 'backend' | 'authenticate' | 'onReplyViolation'> {
+  /**
+   * openapi-backend for this spec (`createBackend`); absent: made here. It holds only what the spec
+   * compiles to, so the apps one process builds from one spec may share one (the tests' apps do).
+   */
+  backend?: CoreDeps['backend'];
   /** API_KEYS: the bootstrap keys, with every scope. */
   bootstrapKeys: readonly string[];
   /** The managed keys (npm run keys), kept in memory and refreshed; absent: the bootstrap keys only. */
@@ -53,7 +57,7 @@ function methodsOf(spec: Spec): string[] {
 export async function createApp(deps: AppDeps): Promise<express.Express> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
-  const backend = await createBackend(spec);
+  const backend = deps.backend ?? (await createBackend(spec));
   const metrics = deps.metrics ?? createMetrics({ queriesInFlight });
   // One core, one bearer check and one record of requests, for both doors: express's and /mcp's.
   const authenticate = createAuthenticator({ bootstrapKeys: deps.bootstrapKeys, keyRegistry: deps.keyRegistry, scopes: spec.scopes });
@@ -75,6 +79,10 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   app.use(requireValidHost);
   // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
   if (deps.mcp) {
+    // Loaded here, not imported above: the MCP SDK is a fifth of the app's load time, which a
+    // service without MCP_ENABLED (the default) does not pay.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { mcpRouter } = require('./mcp/endpoint') as typeof import('./mcp/endpoint');
     checkToolsMatchSpec(
       mcpTools,
       [...spec.operations.values()].filter((op) => isTool(spec, op)).map((op) => op.operationId),

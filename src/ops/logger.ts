@@ -1,5 +1,4 @@
 import pino from 'pino';
-import pretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -91,10 +90,13 @@ export function gatheredDestination(target: Target, { minLength, periodicFlush }
 /** The fields on every line, unless the caller gives its own. */
 export const LOG_BASE = { service: 'animal-store-api' };
 
-const defaultDestination = (): pino.DestinationStream =>
-  process.stdout.isTTY
-    ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
-    : gatheredDestination(pino.destination({ dest: 1, sync: false, minLength: 0 }));
+/** Readable lines on a terminal (pino-pretty, loaded only then), JSON lines elsewhere. */
+function defaultDestination(): pino.DestinationStream {
+  if (!process.stdout.isTTY) return gatheredDestination(pino.destination({ dest: 1, sync: false, minLength: 0 }));
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
 
 /**
  * JSON lines on stdout, one per request and one per fault; readable lines instead when
