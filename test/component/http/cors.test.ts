@@ -20,7 +20,7 @@ const corsHeaders = (headers: Record<string, string>) => Object.keys(headers).fi
 describe('CORS_ORIGINS unset (the default)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ database: 'file' });
   });
   afterAll(() => t.close());
 
@@ -35,7 +35,7 @@ describe('CORS_ORIGINS unset (the default)', () => {
 describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: [APP, 'http://localhost:5173'] });
+    t = await startTestApp({ corsOrigins: [APP, 'http://localhost:5173'], database: 'file' });
   });
   afterAll(() => t.close());
 
@@ -75,7 +75,7 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
 describe('CORS_ORIGINS=*', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ corsOrigins: '*' });
+    t = await startTestApp({ corsOrigins: '*', database: 'file' });
   });
   afterAll(() => t.close());
 
@@ -89,7 +89,7 @@ describe('CORS_ORIGINS=*', () => {
 describe('the reference page and its paths', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ database: 'file' });
   });
   afterAll(() => t.close());
 

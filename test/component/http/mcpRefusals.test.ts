@@ -17,7 +17,7 @@ const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** Runs `use` on an app of its own, closed after: one app at a time (the embedded test database serves one session at a time). */
 async function withApp(options: Parameters<typeof startTestApp>[0], use: (t: TestApp) => Promise<void>): Promise<void> {
-  const t = await startTestApp(options);
+  const t = await startTestApp({ ...options, database: 'file' });
   try {
     await use(t);
   } finally {
@@ -87,7 +87,7 @@ describe('DNS-rebinding protection', () => {
 describe('the request', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ mcp: { loopbackOnly: true } });
+    t = await startTestApp({ mcp: { loopbackOnly: true }, database: 'file' });
   });
   afterAll(() => t.close());
 

@@ -27,7 +27,7 @@ async function inFlightSettles(t: TestApp): Promise<number | undefined> {
 describe('GET /metrics (Prometheus)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ database: 'file' });
   });
   afterAll(() => t.close());
 
@@ -77,7 +77,7 @@ describe('GET /metrics (Prometheus)', () => {
 describe('GET /metrics when METRICS_PORT is set', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ metricsOnOwnPort: true });
+    t = await startTestApp({ metricsOnOwnPort: true, database: 'file' });
   });
   afterAll(() => t.close());
 
@@ -90,7 +90,7 @@ describe('GET /metrics when METRICS_PORT is set', () => {
 describe('GET /metrics with METRICS_TOKEN', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ metricsToken: 'metrics-token-0123456789' });
+    t = await startTestApp({ metricsToken: 'metrics-token-0123456789', database: 'file' });
   });
   afterAll(() => t.close());
 
