@@ -26,6 +26,8 @@ interface Sent {
   name?: string;
   key?: string;
   id?: number;
+  /** Why no response came (status 0). */
+  error?: string;
 }
 
 /** The load: creators and a reader against both instances, until `stop()`; every request recorded. */
@@ -38,7 +40,16 @@ function load(instances: Running[]) {
     if (key) headers['Idempotency-Key'] = key;
     const base = instances[i % instances.length]!.baseUrl;
     const r = await call(`${base}/pets`, { method: 'POST', headers, body: JSON.stringify({ name, categoryId: i }) }, 30_000);
-    const record: Sent = { kind: key ? 'keyed' : 'create', sentAt, doneAt: Date.now(), status: r.status, name, key, id: r.body?.id };
+    const record: Sent = {
+      kind: key ? 'keyed' : 'create',
+      sentAt,
+      doneAt: Date.now(),
+      status: r.status,
+      name,
+      key,
+      id: r.body?.id,
+      error: r.error,
+    };
     sent.push(record);
     return record;
   };
@@ -60,7 +71,7 @@ function load(instances: Running[]) {
         { headers: { Authorization: `Bearer ${KEY}` } },
         30_000,
       );
-      sent.push({ kind: 'read', sentAt, doneAt: Date.now(), status: r.status });
+      sent.push({ kind: 'read', sentAt, doneAt: Date.now(), status: r.status, error: r.error });
       if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
     }
   };
@@ -205,10 +216,16 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         committed503: [],
         keyedTwice: 0,
       });
-      expect({ other5xx: other5xx.map((s) => `${s.kind} ${s.status}`), unanswered: unanswered.length, late503: late503.length }).toEqual({
+      // Each request that got no answer or a late one: when, relative to the fault, and why (the fetch's error).
+      const why = (s: Sent) => `${s.kind} sent at ${s.sentAt - faultAt} ms, ended after ${s.doneAt - s.sentAt} ms: ${s.error ?? s.status}`;
+      expect({
+        other5xx: other5xx.map((s) => `${s.kind} ${s.status}`),
+        unanswered: unanswered.map(why),
+        late503: late503.map(why),
+      }).toEqual({
         other5xx: [],
-        unanswered: 0,
-        late503: 0,
+        unanswered: [],
+        late503: [],
       });
       expect(acknowledged.filter((s) => s.sentAt > writesAt).length).toBeGreaterThan(0);
       expect(figures.serviceWroteAfterNewPrimaryMs).toBeLessThanOrEqual(2_000);

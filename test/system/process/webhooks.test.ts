@@ -192,6 +192,18 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
     const { petIds, duplicates } = tally(receiver.received, secret);
     const unknown = load.statuses.get(0) ?? 0;
     const extra = [...petIds].filter((id) => !load.acknowledged.has(id));
+    if (extra.length > unknown) {
+      // Which creates they were, what each was answered, and what the service logged at error level.
+      const names = await pg.psql(`SELECT id, name FROM pets WHERE id IN (${extra.join(',')})`).catch((e: Error) => e.message);
+      const answered = [...load.answers].filter(([name]) => names.includes(name));
+      const errors = a
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"level":50'));
+      process.stdout.write(
+        `events beyond the acknowledged: ${names}; answers ${JSON.stringify(answered)}; errors:\n${errors.slice(-6).join('\n')}\n`,
+      );
+    }
     expect(extra.length).toBeLessThanOrEqual(unknown);
     figures.push(
       `PostgreSQL SIGKILL under creates: ${acknowledged.length} acknowledged, all delivered, ${extra.length} events beyond them (${unknown} creates got no answer), ${duplicates} duplicates; statuses ${JSON.stringify(Object.fromEntries(load.statuses))}`,
