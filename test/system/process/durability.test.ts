@@ -172,6 +172,10 @@ describeWithThrowawayPostgres('durability', () => {
       expect(waiting.body).toMatchObject({ status: 503 });
       await pg.psql('ALTER SYSTEM RESET synchronous_standby_names');
       await pg.psql('SELECT pg_reload_conf()');
+      // The reload reaches the session still waiting for a standby (the 503's) when the checkpointer
+      // reads it: until that session's transaction ends, the key's request is running and a replay
+      // is answered 409 (seen in CI under load). The standby is "back" once no commit waits for one.
+      await waitFor(async () => (await pg.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")).trim() === '0');
       const replay = await post();
       expect(replay.status).toBe(201);
       expect(replay.body).toEqual(first.body);
