@@ -72,13 +72,6 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/**
- * The registry's poll when a test does not ask for production's timings: issueKey waits for the
- * registry to see each key it makes, half a poll on average (about 40 keys per component run).
- * A test of the revocation bound passes `keyRegistry: {}`: production's poll and bound.
- */
-const TEST_KEY_REFRESH = { refreshMs: 50 } satisfies Omit<KeyRegistryOptions, 'logger'>;
-
 // One spec and one checker per test file, shared by the apps it starts: neither changes once made
 // (the checker compiles an operation's response validators the first time it checks one of its
 // responses), and loading the spec again for every app of a file took 0.4 s each.
@@ -110,10 +103,7 @@ export async function startTestApp(
     deadlineMs?: number;
     /** Operations served by the generated stub (501), as before their handler is written. */
     stubs?: OperationId[];
-    /**
-     * The key registry's timings (refresh, staleness bound, last-use interval); each one left out is
-     * production's. Without this option, the registry polls every 50 ms (TEST_KEY_REFRESH), not 250.
-     */
+    /** The key registry's timings (refresh, staleness bound, last-use interval); default: production's. */
     keyRegistry?: Omit<KeyRegistryOptions, 'logger'>;
     /** Called as each statement of the app's pool is sent (postgres.js debug): to count them. */
     statements?: StatementHook;
@@ -143,7 +133,7 @@ export async function startTestApp(
   // As start-up does; on a copy of the migrated template, it finds nothing to apply.
   await migrate(sql);
   const { logging, lines } = captureLogs();
-  const keys = createKeyRegistry(sql, { logger: logging.logger, ...(options.keyRegistry ?? TEST_KEY_REFRESH) });
+  const keys = createKeyRegistry(sql, { logger: logging.logger, ...options.keyRegistry });
   await keys.ready;
   // Rate limiting is on, as in production, with a limit no ordinary test reaches.
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };

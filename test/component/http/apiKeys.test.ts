@@ -81,8 +81,7 @@ describe('managed API keys: scopes', () => {
 });
 
 describe('managed API keys: the key text, expiry and revocation', () => {
-  // Production's poll and staleness bound: the revocation bound is measured on them.
-  const t = testAppForFile({ keyRegistry: {}, database: 'file' });
+  const t = testAppForFile({ database: 'file' });
 
   test.each([
     ['a character of its secret changed', (k: string) => mistype(k)],
