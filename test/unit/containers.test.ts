@@ -38,6 +38,8 @@ describe('docker-compose.yml', () => {
     const { db, api } = compose.services;
     expect(db.image).toMatch(/^postgres:/);
     expect(db.healthcheck.test).toEqual(expect.arrayContaining(['pg_isready']));
+    // Over TCP: the image's initdb-time server listens on the Unix socket only, and must not count as healthy.
+    expect(db.healthcheck.test[db.healthcheck.test.indexOf('-h') + 1]).toBe('127.0.0.1');
     expect(db.volumes).toContain('pgdata:/var/lib/postgresql/data');
     expect(compose.volumes).toHaveProperty('pgdata');
     expect(api.build).toBe('.');
