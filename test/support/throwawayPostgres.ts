@@ -16,8 +16,8 @@ export interface ThrowawayPostgres {
   url: string;
   port: number;
   start(): Promise<void>;
-  /** pg_ctl stop: `fast` disconnects clients and shuts down cleanly. */
-  stop(): Promise<void>;
+  /** pg_ctl stop: `fast` (the default) disconnects clients and shuts down cleanly; `immediate` quits at once, recovered from the WAL at the next start. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** SIGKILL to the postmaster and every backend: a crash, recovered from the WAL at the next start. Returns once they are dead. */
   kill(): void;
   /** SIGSTOP / SIGCONT to the postmaster and every backend: a server that stops answering. */
@@ -158,8 +158,8 @@ export async function createThrowawayPostgres(options: { replicaOf?: ThrowawayPo
         'start',
       );
     },
-    async stop() {
-      await pgctl('-m', 'fast', '-w', 'stop');
+    async stop(mode = 'fast') {
+      await pgctl('-m', mode, '-w', 'stop');
     },
     kill() {
       const pids = processes();
