@@ -99,7 +99,8 @@ describe('rate limiting per API key', () => {
     await spend(t.api, KEYS.sharedRefused, LIMIT);
     await spend(t.api, KEYS.sharedCounted, 1);
     await t.rateLimiter?.flush();
-    const { logging } = captureLogs('silent');
+    // Its warnings are kept: a 503 among its answers is shown with the cause it logged (CI saw one once).
+    const { logging, lines } = captureLogs('warn');
     const spec = await specOfFile();
     const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
     const app = await createApp({
@@ -110,10 +111,11 @@ describe('rate limiting per API key', () => {
       rateLimiter,
     });
     const api = contractClient(app, await checkerOfFile());
-    await api.get('/v1/pets').set(auth(KEYS.sharedRefused)).expect(429);
+    const statusOf = async (key: string) => ({ status: (await api.get('/v1/pets').set(auth(key))).status, logged: lines.splice(0) });
+    expect(await statusOf(KEYS.sharedRefused)).toEqual({ status: 429, logged: [] });
     // …and counts what it lets through where the first instance sees it.
-    await spend(api, KEYS.sharedCounted, LIMIT - 1);
-    await api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
+    for (let i = 0; i < LIMIT - 1; i++) expect(await statusOf(KEYS.sharedCounted)).toEqual({ status: 200, logged: [] });
+    expect(await statusOf(KEYS.sharedCounted)).toEqual({ status: 429, logged: [] });
     // The first instance holds nothing more of the key's window: the database says 1 + 4.
     await t.api.get('/v1/pets').set(auth(KEYS.sharedCounted)).expect(429);
   });
