@@ -82,6 +82,8 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
     expect(installed).not.toMatch(/install-scripts|allowScripts|EBADENGINE/);
     expect(installed).toMatch(/openapi-backend@[\d.]+ ✔/);
     expect(installed).toMatch(/postgres@[\d.]+ ✔/);
+    // A development dependency's patch is skipped, not a failure (npm sets NODE_ENV=production for --omit=dev).
+    expect(installed).toMatch(/Skipping dev-only @electric-sql\/pglite-socket@[\d.]+ ✔/);
     const bytes = Number(await docker(['image', 'inspect', '--format', '{{.Size}}', TAG]));
     console.log(`image ${TAG}: ${(bytes / 1e6).toFixed(0)} MB (Node.js ${imageNodeVersion})`);
     expect(bytes / 1e6).toBeLessThan(MAX_IMAGE_MB);
