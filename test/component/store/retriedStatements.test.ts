@@ -5,8 +5,9 @@ import { type TestDatabase, freshDatabase } from '../../support/databases';
 // server answers that it no longer has the statement (26000, "prepared statement … does not exist":
 // a session that lost it, a pooler's other server connection) or that its plan went stale, postgres.js
 // prepares it again and retries. Two faults of that retry gave wrong answers nobody could detect
-// (patches/README.md, postgres, the seventh part): a query sent behind the retry took its answer
-// (an aggregate came back with no row during a failover), and a retried boolean true was bound as false.
+// (patches/README.md, postgres, the seventh part): the retry's messages and another query's were
+// written between a statement's description and its Bind, so each took the other's answer (an
+// aggregate came back with no row during a failover), and a retried boolean true was bound as false.
 // DEALLOCATE ALL makes the server drop the connection's statements, as those faults do.
 
 /** The text of the statement whose retry the tests watch. */
@@ -55,6 +56,19 @@ describe('a prepared statement the server no longer has, retried', () => {
       expect([...(await rows!)]).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
       // The statement prepared again describes its own columns, not those of a query answered in between.
       expect([...(await watched(round + 10, 'after'))]).toEqual([{ a: round + 10, label: 'after' }]);
+    }
+  });
+
+  test('when a statement is retried while a query described first waits behind it, then each gets its own answer', async () => {
+    for (let round = 1; round <= 3; round++) {
+      expect([...(await watched(round, 'prepared'))]).toEqual([{ a: round, label: 'prepared' }]);
+      await dropStatements();
+      // Sent together: the watched statement (bound by name: refused, then prepared again as it is
+      // answered) and, behind it, a statement never seen before, described before it is bound.
+      const retried = watched(round, 'retried').execute();
+      const described = sql.unsafe<{ b: number; round: number }[]>(`SELECT $1::int * 2 AS b, ${round} AS round`, [round]).execute();
+      expect([...(await retried)]).toEqual([{ a: round, label: 'retried' }]);
+      expect([...(await described)]).toEqual([{ b: round * 2, round }]);
     }
   });
 
