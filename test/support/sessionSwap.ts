@@ -22,7 +22,7 @@ export interface SessionSwapProxy {
  * opens with a startup message (no type byte). `partial()` says a message has begun and not ended.
  */
 function messages(onMessage: (type: number, body: Buffer) => void, first: boolean) {
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   let startup = first;
   const read = (chunk: Buffer) => {
     pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
