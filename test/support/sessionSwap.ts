@@ -59,6 +59,8 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
     let owed = 0;
     let unsynced = false;
     let status = 'I';
+    // A session that has started (its first ReadyForQuery came): a cancel request's connection never does.
+    let started = false;
     let held: Buffer[] | undefined;
     const fromClient = messages((type, body) => {
       if (type === 0) startupMessage = Buffer.concat([Buffer.alloc(4), body]);
@@ -69,6 +71,8 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
     }, true);
     const fromServer = messages((type, body) => {
       if (type === READY) {
+        if (!started) owed += 1;
+        started = true;
         owed -= 1;
         status = String.fromCharCode(body[0]!);
       }
@@ -98,7 +102,8 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
     });
 
     const swap = async (): Promise<boolean> => {
-      if (held || !startupMessage || owed !== 0 || unsynced || status !== 'I' || fromClient.partial() || fromServer.partial()) return false;
+      if (held || !started || !startupMessage || owed !== 0 || unsynced || status !== 'I' || fromClient.partial() || fromServer.partial())
+        return false;
       held = [];
       const fresh = open();
       const message = Buffer.from(startupMessage);
@@ -107,7 +112,9 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
         const read = messages((type) => type === READY && resolve(true), false);
         fresh.on('data', read);
         fresh.on('error', () => resolve(false));
+        fresh.on('close', () => resolve(false));
         fresh.on('connect', () => fresh.write(message));
+        setTimeout(() => resolve(false), 5_000);
       });
       fresh.removeAllListeners('data');
       const old = upstream;
