@@ -29,6 +29,15 @@ export interface Proxy {
   close(): void;
 }
 
+/** Starts `server` listening on a loopback port; returns the database URL `url` as reached through it. */
+export async function listenInFrontOf(server: Server, url: string): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String((server.address() as AddressInfo).port);
+  return proxied.toString();
+}
+
 /** A TCP proxy to PostgreSQL that can freeze, stop taking connections, and hold or lose a COMMIT. */
 export async function proxyTo(url: string): Promise<Proxy> {
   const target = new URL(url);
@@ -72,12 +81,8 @@ export async function proxyTo(url: string): Promise<Proxy> {
     client.on('close', () => !holding && !answerLost && upstream.end());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const proxied = new URL(url);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String((server.address() as AddressInfo).port);
   return {
-    url: proxied.toString(),
+    url: await listenInFrontOf(server, url),
     freeze: () => void (frozen = true),
     thaw: () => {
       frozen = false;

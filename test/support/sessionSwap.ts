@@ -1,4 +1,5 @@
-import { type AddressInfo, type Socket, createServer, connect as tcpConnect } from 'node:net';
+import { type Socket, createServer, connect as tcpConnect } from 'node:net';
+import { listenInFrontOf } from './proxy';
 
 /**
  * A TCP proxy to PostgreSQL that moves its idle client connections to new server sessions, as a
@@ -71,9 +72,9 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
     }, true);
     const fromServer = messages((type, body) => {
       if (type === READY) {
-        if (!started) owed += 1;
+        // The startup's ReadyForQuery answers no Sync.
+        if (started) owed -= 1;
         started = true;
-        owed -= 1;
         status = String.fromCharCode(body[0]!);
       }
       if (type === ERROR && /C26000\0/.test(body.toString('latin1'))) refused += 1;
@@ -108,14 +109,16 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
       const fresh = open();
       const message = Buffer.from(startupMessage);
       message.writeInt32BE(message.length, 0);
+      let timer: NodeJS.Timeout | undefined;
       const ready = await new Promise<boolean>((resolve) => {
         const read = messages((type) => type === READY && resolve(true), false);
         fresh.on('data', read);
         fresh.on('error', () => resolve(false));
         fresh.on('close', () => resolve(false));
         fresh.on('connect', () => fresh.write(message));
-        setTimeout(() => resolve(false), 5_000);
+        timer = setTimeout(() => resolve(false), 5_000);
       });
+      clearTimeout(timer);
       fresh.removeAllListeners('data');
       const old = upstream;
       if (ready) {
@@ -129,12 +132,8 @@ export async function sessionSwapProxy(url: string): Promise<SessionSwapProxy> {
     };
     swaps.add(swap);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const proxied = new URL(url);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String((server.address() as AddressInfo).port);
   return {
-    url: proxied.toString(),
+    url: await listenInFrontOf(server, url),
     swapIdle: async () => (await Promise.all([...swaps].map((swap) => swap()))).filter(Boolean).length,
     refusedStatements: () => refused,
     close() {
