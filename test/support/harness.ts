@@ -84,6 +84,8 @@ let fileDatabase: Promise<TestDatabase> | undefined;
 /** The database of the file's apps started with `database: 'file'`: made by the first, dropped with the run's (globalTeardown). */
 const databaseOfFile = (): Promise<TestDatabase> =>
   (fileDatabase ??= freshDatabase({ migrated: true }).then((db) => ({ ...db, drop: async () => {} })));
+/** Apps of this file started and not closed. */
+let openApps = 0;
 /** The spec's openapi-backend, compiled once per file for its apps (createApp's `backend`: 0.15 s an app). */
 export const backendOfFile = (): Promise<OpenAPIBackend> => (backendMade ??= specOfFile().then((spec) => createBackend(spec)));
 
@@ -125,6 +127,12 @@ export async function startTestApp(
     database?: 'own' | 'file';
   } = {},
 ): Promise<TestApp> {
+  // The embedded database is one per worker, and a new one is that one emptied: under an app still
+  // open, which goes on with its tables recreated and its key registry's revision gone back.
+  const empties = options.database !== 'file' || fileDatabase === undefined;
+  if (process.env.TEST_DB_MODE === 'embedded' && empties && openApps > 0)
+    throw new Error(`startTestApp: ${openApps} app(s) of this file still open, and the embedded database is theirs: close them first`);
+  openApps += 1;
   // The server copies the template while this process reads the spec (the file's first app).
   const copied = options.database === 'file' ? databaseOfFile() : freshDatabase({ migrated: true });
   const spec = await specOfFile();
@@ -178,6 +186,7 @@ export async function startTestApp(
     keys,
     logs: () => lines.map((line) => JSON.parse(line)),
     async close() {
+      openApps -= 1;
       await webhooks?.stop(1_000);
       await keys.stop();
       await sql.end();

@@ -135,14 +135,24 @@ export function createKeyRegistry(
       'api_key_revision',
     );
     if (revision !== seen) {
+      // Revisions only grow: one below what was seen is another history (a database restored or
+      // replaced under the process), read whole, and the keys it does not hold are forgotten.
+      const whole = revision < seen;
       const rows = await withDeadline(
         sql<KeyRow[]>`
           SELECT k.id, k.client_id AS "clientId", c.name AS client, k.digest, k.scopes,
                  k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt"
           FROM api_keys k JOIN api_clients c ON c.id = k.client_id
-          WHERE k.revision > ${seen}`,
+          WHERE k.revision > ${whole ? -1 : seen}`,
         deadline,
       );
+      if (whole) {
+        keys.clear();
+        logger.warn(
+          { revision, seen },
+          'API keys: the key revision went back (the database was restored or replaced): every key read again',
+        );
+      }
       for (const row of rows) keys.set(row.id, recordOf(row));
       seen = revision;
     }

@@ -334,3 +334,26 @@ describe('managed API keys: the database unreachable', () => {
     }
   });
 });
+
+describe('managed API keys: the database restored under a running instance', () => {
+  const t = testAppForFile();
+
+  test('when the key revision goes back, then the keys are read again whole: a key made since is honoured, and one the database no longer holds is not', async () => {
+    const earlier = [await issueKey(t), await issueKey(t)];
+    for (const { key } of earlier) await t.api.get('/v1/pets').set(auth(key)).expect(200);
+    // What a restore from a backup taken before those keys leaves: neither key, and the revision back at 0.
+    await t.sql.begin(async (tx) => {
+      await tx`DELETE FROM api_key_audit`;
+      await tx`DELETE FROM api_keys`;
+      await tx`UPDATE api_key_revision SET revision = 0`;
+    });
+    // Revision 1, below the 2 the registry has seen: read only as "changed since 2", it would never be.
+    const since = await issueKey(t);
+    await t.api.get('/v1/pets').set(auth(since.key)).expect(200);
+    for (const { key } of earlier) {
+      const res = await t.api.get('/v1/pets').set(auth(key)).expect(401);
+      expect(res.body).toEqual({ code: 'unauthorized', message: 'Invalid API key', status: 401 });
+    }
+    expect(t.logs()).toContainEqual(expect.objectContaining({ level: 40, revision: 1, seen: 2 }));
+  });
+});

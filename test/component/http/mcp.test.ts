@@ -4,6 +4,7 @@ import { createHttpServer, listen } from '../../../src/http/server';
 import { mcpTools } from '../../../generated/mcp-tools';
 import {
   API_KEY,
+  OTHER_API_KEY,
   type TestApp,
   auth,
   buildNewPet,
@@ -33,7 +34,7 @@ const connect = async (key: string | undefined) => {
 };
 
 beforeAll(async () => {
-  t = await startTestApp({ mcp: { loopbackOnly: true }, rateLimit: { requests: 1_000_000, windowSeconds: 60 } });
+  t = await startTestApp({ mcp: { loopbackOnly: true }, rateLimit: { requests: 1_000_000, windowSeconds: 60 }, database: 'file' });
   listening = await listenOnLoopback(t.app);
   origin = listening.origin;
   checker = await checkerOfFile();
@@ -243,7 +244,13 @@ describe('a rate-limited key', () => {
   let limited: TestApp;
   let at: Awaited<ReturnType<typeof listenOnLoopback>>;
   beforeAll(async () => {
-    limited = await startTestApp({ mcp: { loopbackOnly: true }, rateLimit: { requests: 2, windowSeconds: 60 } });
+    // On the file's database, as the first app (which is still open) is: a key of its own, counted from 0.
+    limited = await startTestApp({
+      mcp: { loopbackOnly: true },
+      rateLimit: { requests: 2, windowSeconds: 60 },
+      bootstrapKeys: [OTHER_API_KEY],
+      database: 'file',
+    });
     at = await listenOnLoopback(limited.app);
   });
   afterAll(async () => {
@@ -252,7 +259,7 @@ describe('a rate-limited key', () => {
   });
 
   test('when its quota is spent, then the tool error says rate_limited and how many seconds to wait', async () => {
-    const client = await connectMcp(at.origin, API_KEY);
+    const client = await connectMcp(at.origin, OTHER_API_KEY);
     try {
       for (let i = 0; i < 2; i++) expect((await checkedCall(client, checker, 'listPets', {})).result.isError).toBeFalsy();
       const { result } = await checkedCall(client, checker, 'listPets', {});

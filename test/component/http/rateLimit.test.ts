@@ -18,7 +18,8 @@ import {
 } from '../../support/harness';
 
 // Per-key rate limits, counted in PostgreSQL (RATE_LIMIT), through HTTP. Each test spends keys of
-// its own, so that none depends on what another did to a count (they pass alone and in any order).
+// its own, so that none depends on what another did to a count (they pass alone and in any order),
+// and the file's apps share its database: the first is still open as the others start.
 const LIMIT = 5;
 const KEYS = {
   exhausted: API_KEY,
@@ -31,7 +32,7 @@ const KEYS = {
 let t: TestApp;
 beforeAll(async () => {
   // A window of an hour, so that no test run straddles a reset.
-  t = await startTestApp({ bootstrapKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 } });
+  t = await startTestApp({ bootstrapKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 }, database: 'file' });
 });
 afterAll(() => t.close());
 
@@ -149,7 +150,7 @@ describe('tokens held by requests still being answered', () => {
 describe('RATE_LIMIT=off', () => {
   let open: TestApp;
   beforeAll(async () => {
-    open = await startTestApp({ rateLimit: 'off' });
+    open = await startTestApp({ rateLimit: 'off', database: 'file' });
   });
   afterAll(() => open.close());
 
@@ -176,7 +177,7 @@ describe('rate limiting under concurrent bursts', () => {
   let first: { origin: string; close(): Promise<void> };
   let secondLimiter: RateLimiter;
   beforeAll(async () => {
-    b = await startTestApp({ bootstrapKeys: keys, rateLimit: LONG });
+    b = await startTestApp({ bootstrapKeys: keys, rateLimit: LONG, database: 'file' });
     first = await listenOnLoopback(b.app);
     const { logging } = captureLogs('silent');
     secondLimiter = createRateLimiter(b.sql, LONG, logging.logger);
