@@ -162,3 +162,13 @@ export function positiveIntegerOption(argv: string[], name: string, fallback: nu
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   return value;
 }
+
+/** Calls `fn` every `everyMs` until it returns true; resolves with the milliseconds that took. */
+export async function waitFor(fn: () => Promise<boolean>, { timeoutMs = 30_000, everyMs = 25 } = {}): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await fn()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`not true after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -1,3 +1,6 @@
+import { waitFor } from '../../scripts/lib/processes';
+
+export { waitFor };
 /** What one HTTP call gave: its status (0 when no response came, and then why), time taken, and body. */
 export interface Outcome {
   status: number;
@@ -22,16 +25,6 @@ export async function call(url: string, init: RequestInit = {}, timeoutMs = 15_0
     return { status: res.status, ms: Date.now() - started, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   } catch (err) {
     return { status: 0, ms: Date.now() - started, body: undefined, headers: undefined, error: reason(err) };
-  }
-}
-
-/** Calls `fn` every `everyMs` until it returns true; resolves with the milliseconds that took. */
-export async function waitFor(fn: () => Promise<boolean>, { timeoutMs = 30_000, everyMs = 25 } = {}): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await fn()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not true after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

@@ -3,7 +3,10 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { psqlArgs } from '../../scripts/lib/autoFailover';
 import { childrenOf, freePort } from '../../scripts/lib/processes';
+
+export { psqlArgs };
 
 const run = promisify(execFile);
 
@@ -60,23 +63,6 @@ export function describeWithThrowawayPostgres(name: string, fn: () => void): voi
   }
   describe(name, fn);
 }
-
-/** psql's arguments for one statement on a local server as `postgres`: unaligned rows, stopping at the first error. */
-export const psqlArgs = (port: number, database: string, sql: string): string[] => [
-  '-h',
-  '127.0.0.1',
-  '-p',
-  String(port),
-  '-U',
-  'postgres',
-  '-d',
-  database,
-  '-At',
-  '-v',
-  'ON_ERROR_STOP=1',
-  '-c',
-  sql,
-];
 
 /** As the postgres OS user: through su when we are root. */
 async function asPostgres(command: string[]): Promise<string> {

@@ -1,0 +1,296 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { childrenOf } from './processes';
+
+const run = promisify(execFile);
+
+/** psql's arguments for one statement on a local server as `postgres`: unaligned rows, stopping at the first error. */
+export const psqlArgs = (port: number, database: string, sql: string): string[] => [
+  '-h',
+  '127.0.0.1',
+  '-p',
+  String(port),
+  '-U',
+  'postgres',
+  '-d',
+  database,
+  '-At',
+  '-v',
+  'ON_ERROR_STOP=1',
+  '-c',
+  sql,
+];
+/** The newest PostgreSQL server's binaries (Debian's postgresql-N-auto-failover matches it). */
+const BIN = (() => {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'pg_ctl'))) : [];
+  return path.join(root, versions.sort((a, b) => Number(b) - Number(a))[0] ?? '15', 'bin');
+})();
+const PG_AUTOCTL = '/usr/bin/pg_autoctl';
+
+/**
+ * pg_auto_failover (Debian's postgresql-15-auto-failover) on throwaway clusters of a test's own:
+ * a monitor, a primary and a secondary with synchronous replication, each on a port of its own
+ * (never the shared server on 5432), the monitor tuned to fail over in seconds
+ * (../shared/guides/stack-notes.md). Everything runs as the postgres OS user.
+ */
+export interface FailoverNode {
+  name: string;
+  port: number;
+}
+
+export interface AutoFailoverCluster {
+  /** Both nodes, for the service: `postgres://postgres@127.0.0.1:P1,127.0.0.1:P2/postgres?target_session_attrs=primary`. */
+  url: string;
+  nodes: FailoverNode[];
+  /** A node's own URL (whatever its role). */
+  urlOf(node: FailoverNode): string;
+  /** The node the monitor names primary now (reported and goal state), or undefined during a failover. */
+  primary(): Promise<FailoverNode | undefined>;
+  /** Waits until the monitor reports one node `wait_primary` or `primary` other than `not`, and returns it. */
+  promoted(not: FailoverNode, timeoutMs?: number): Promise<FailoverNode>;
+  /** The node lost whole: SIGKILL to its pg_autoctl and every process under it (its PostgreSQL too). */
+  killNode(node: FailoverNode): void;
+  /** Its PostgreSQL alone stopped as a crash would (`pg_ctl stop -m immediate`); pg_autoctl stays. */
+  stopPostgresImmediately(node: FailoverNode): Promise<void>;
+  /** Waits until one node is primary and the other its secondary, both as the monitor wants them; returns the primary. */
+  settled(timeoutMs?: number): Promise<FailoverNode>;
+  /** A switchover the monitor runs (`perform failover`): the secondary promoted, the primary demoted to follow it. */
+  performFailover(): Promise<void>;
+  /** The node's PostgreSQL (its postmaster and every backend) stopped with SIGSTOP for `ms`, then continued. */
+  freeze(node: FailoverNode, ms: number): Promise<void>;
+  /** Whether the node takes a write now: an INSERT (into a table of the helper's own) commits within 1 s. */
+  acceptsWrites(node: FailoverNode): Promise<boolean>;
+  /** SQL through psql on a node (or the monitor), so a test needs no pool across the failover. */
+  psql(node: FailoverNode | 'monitor', sql: string): Promise<string>;
+  destroy(): Promise<void>;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Why no pg_auto_failover cluster can be made here, or undefined when one can. */
+export function autoFailoverUnavailable(): string | undefined {
+  if (!existsSync(PG_AUTOCTL)) return 'pg_autoctl is missing: apt-get install -y postgresql-15-auto-failover';
+  if (!existsSync(path.join(BIN, 'pg_ctl'))) return `no PostgreSQL server binaries in ${BIN}`;
+  if (!isRoot() && userInfo().username !== 'postgres') return 'pg_autoctl must run as root (through su postgres) or as postgres';
+  return undefined;
+}
+
+/** A port outside the ephemeral range (32768–60999), free now: a connection's own port never takes it meanwhile. */
+async function quietPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+/** What the cluster's controls work with: its folder, ports, nodes, services and helpers. */
+interface Setup {
+  dir: string;
+  ports: { monitor: number; node1: number; node2: number };
+  nodes: FailoverNode[];
+  services: { name: string; child: ChildProcess }[];
+  psqlOn: (port: number, database: string, sql: string) => Promise<string>;
+  until: <T>(what: string, ms: number, probe: () => Promise<T | undefined>) => Promise<T>;
+  /** Each node's name, reported state and goal state, as the monitor has them. */
+  states: () => Promise<[string, string, string][]>;
+  runAsPostgres: (command: string) => Promise<string>;
+}
+
+const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(processTree)];
+
+/** A cluster, ready: the monitor, `node1` primary and `node2` its synchronous secondary. */
+export async function createAutoFailover(): Promise<AutoFailoverCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-failover-'));
+  if (isRoot())
+    chownSync(
+      dir,
+      Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+      Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+    );
+  const env = ['config', 'data', 'run']
+    .map((d, i) => `${['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_RUNTIME_DIR'][i]}=${path.join(dir, d)}`)
+    .join(' ');
+  /** A shell command line as postgres, with this cluster's pg_autoctl environment. */
+  const shell = (command: string) =>
+    `export ${env}; mkdir -p ${path.join(dir, 'config')} ${path.join(dir, 'data')} ${path.join(dir, 'run')}; ${command}`;
+  const asPostgres = (command: string): [string, string[]] =>
+    isRoot() ? ['su', ['postgres', '-s', '/bin/sh', '-c', shell(command)]] : ['/bin/sh', ['-c', shell(command)]];
+  const runAsPostgres = async (command: string) => (await run(...asPostgres(command), { maxBuffer: 1 << 24 })).stdout;
+  const services: { name: string; child: ChildProcess }[] = [];
+  const common = `--hostname 127.0.0.1 --auth trust --no-ssl --pgctl ${BIN}/pg_ctl`;
+  const serve = (name: string, args: string) => {
+    const child = spawn(
+      ...asPostgres(`exec ${PG_AUTOCTL} ${args} --pgdata ${path.join(dir, name)} ${common} --run >${path.join(dir, `${name}.log`)} 2>&1`),
+      {
+        stdio: 'ignore',
+      },
+    );
+    services.push({ name, child });
+  };
+  const ports = { monitor: await quietPort(), node1: await quietPort(), node2: await quietPort() };
+  const psqlOn = (port: number, database: string, sql: string) =>
+    run(`${BIN}/psql`, psqlArgs(port, database, sql)).then((r) => r.stdout.trim());
+  const until = async <T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await probe().catch(() => undefined);
+      if (value !== undefined) return value;
+      if (Date.now() > end) throw new Error(`pg_auto_failover: ${what} did not happen within ${ms} ms (logs in ${dir})`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+  const nodes: FailoverNode[] = [
+    { name: 'node1', port: ports.node1 },
+    { name: 'node2', port: ports.node2 },
+  ];
+  const states = async () =>
+    (await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT nodename, reportedstate, goalstate FROM pgautofailover.node ORDER BY nodeid'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('|') as [string, string, string]);
+
+  serve('monitor', `create monitor --pgport ${ports.monitor}`);
+  await until('the monitor starting', 60_000, async () =>
+    (await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT 1')) === '1' ? true : undefined,
+  );
+  for (const setting of [
+    'health_check_period = 1000',
+    'health_check_retry_delay = 500',
+    'health_check_timeout = 1000',
+    'node_considered_unhealthy_timeout = 3000',
+    'primary_demote_timeout = 5000',
+  ])
+    await psqlOn(ports.monitor, 'pg_auto_failover', `ALTER SYSTEM SET pgautofailover.${setting}`);
+  await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT pg_reload_conf()');
+  const monitorUri = `postgres://autoctl_node@127.0.0.1:${ports.monitor}/pg_auto_failover?sslmode=disable`;
+  const node = (n: FailoverNode) => `create postgres --pgport ${n.port} --name ${n.name} --monitor ${monitorUri}`;
+  serve('node1', node(nodes[0]!));
+  await until('node1 becoming the single primary', 60_000, async () =>
+    (await states()).some(([n, r]) => n === 'node1' && r === 'single') ? true : undefined,
+  );
+  serve('node2', node(nodes[1]!));
+  // The secondary's pg_basebackup waits for a checkpoint: one every half second brings it in seconds.
+  await until('node2 joining as the synchronous secondary', 120_000, async () => {
+    await psqlOn(ports.node1, 'postgres', 'CHECKPOINT').catch(() => undefined);
+    const s = await states();
+    return s.length === 2 && s.every(([, r, g]) => r === g && (r === 'primary' || r === 'secondary')) ? true : undefined;
+  });
+
+  await psqlOn(ports.node1, 'postgres', 'CREATE TABLE failover_probe (at timestamptz DEFAULT now())');
+  const setup: Setup = { dir, ports, nodes, services, psqlOn, until, states, runAsPostgres };
+  return { ...controls(setup), ...faults(setup) };
+}
+
+/** The cluster's addresses, its state as the monitor reports it, and its end. */
+function controls({ dir, ports, nodes, services, psqlOn, until, states }: Setup): Omit<AutoFailoverCluster, FaultNames> {
+  return {
+    url: `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.port}`).join(',')}/postgres?target_session_attrs=primary`,
+    nodes,
+    urlOf: (n) => `postgres://postgres@127.0.0.1:${n.port}/postgres`,
+    async primary() {
+      const s = await states();
+      const [name] = s.find(([, r, g]) => r === 'primary' && g === 'primary') ?? [];
+      return nodes.find((n) => n.name === name);
+    },
+    promoted: (not, ms = 60_000) =>
+      until(`a node other than ${not.name} being promoted`, ms, async () => {
+        const [name] = (await states()).find(([n, r]) => n !== not.name && (r === 'wait_primary' || r === 'primary')) ?? [];
+        return nodes.find((n) => n.name === name);
+      }),
+    settled: (ms = 120_000) =>
+      until('one primary and one secondary', ms, async () => {
+        const s = await states();
+        const [name] = s.find(([, r]) => r === 'primary') ?? [];
+        const done = s.length === 2 && s.every(([, r, g]) => r === g) && s.some(([, r]) => r === 'secondary');
+        return done ? nodes.find((n) => n.name === name) : undefined;
+      }),
+    acceptsWrites: (n) =>
+      run(`${BIN}/psql`, psqlArgs(n.port, 'postgres', 'INSERT INTO failover_probe DEFAULT VALUES'), {
+        timeout: 1_000,
+        killSignal: 'SIGKILL',
+      }).then(
+        () => true,
+        () => false,
+      ),
+    psql: (n, sql) => (n === 'monitor' ? psqlOn(ports.monitor, 'pg_auto_failover', sql) : psqlOn(n.port, 'postgres', sql)),
+    async destroy() {
+      const pids = services.flatMap(({ child }) => (child.pid ? processTree(child.pid) : []));
+      for (const pid of pids.reverse()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      // Their files go once they are gone (a zombie left unreaped here counts as gone).
+      const gone = (pid: number) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+      await until('every process of the cluster ending', 10_000, () => Promise.resolve(pids.every(gone) ? true : undefined)).catch(
+        () => undefined,
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+type FaultNames = 'performFailover' | 'killNode' | 'stopPostgresImmediately' | 'freeze';
+
+/** What the cluster can be made to suffer. */
+function faults({ dir, ports, services, psqlOn, runAsPostgres }: Setup): Pick<AutoFailoverCluster, FaultNames> {
+  return {
+    async performFailover() {
+      await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT pgautofailover.perform_failover()');
+    },
+    killNode(n) {
+      const service = services.find((s) => s.name === n.name);
+      if (!service?.child.pid) throw new Error(`${n.name} is not running`);
+      // Frozen first, parents before children, until the tree stops changing: a supervisor killed
+      // after its child could start that child again first (pg_autoctl restarts its PostgreSQL),
+      // leaving the old primary serving. A stopped process forks nothing; then all die at once.
+      const signal = (pid: number, sig: NodeJS.Signals) => {
+        try {
+          process.kill(pid, sig);
+        } catch {
+          // Gone already.
+        }
+      };
+      const frozen = new Set<number>();
+      for (let tree = processTree(service.child.pid); tree.some((pid) => !frozen.has(pid)); tree = processTree(service.child.pid))
+        for (const pid of tree.filter((p) => !frozen.has(p))) {
+          signal(pid, 'SIGSTOP');
+          frozen.add(pid);
+        }
+      for (const pid of frozen) signal(pid, 'SIGKILL');
+    },
+    async freeze(n, ms) {
+      const postmaster = Number(readFileSync(path.join(dir, n.name, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const tree = processTree(postmaster);
+      const signal = (sig: NodeJS.Signals) =>
+        tree.forEach((pid) => {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            // Ended meanwhile.
+          }
+        });
+      signal('SIGSTOP');
+      try {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      } finally {
+        signal('SIGCONT');
+      }
+    },
+    async stopPostgresImmediately(n) {
+      await runAsPostgres(`${BIN}/pg_ctl -D ${path.join(dir, n.name)} -m immediate -w stop`);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * npm run soak [-- --minutes N] [--clients N] [--fault-every SECONDS]
+ *
+ * The service as production runs it, for N minutes (default 60) under a mixed load while faults come
+ * one after another: two instances (WEB_CONCURRENCY=2) behind PgBouncer in transaction mode (one in
+ * front of each node) on a pg_auto_failover pair. Needs pg_auto_failover and PgBouncer (Debian's
+ * packages) and root or the postgres user, as the system tests that use them. Exits 1 unless there
+ * were 0 acknowledged creates lost, 0 refused creates stored, 0 wrong answers (5xx other than 503
+ * included), every instance serving again after each fault, and (runs of 20 minutes or more) RSS
+ * growing under 10% over the second half. docs/operations.md, "The soak", says what each check means.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect } from '../../src/store/db';
+import { migrate } from '../../src/store/migrate';
+import { autoFailoverUnavailable, createAutoFailover } from '../lib/autoFailover';
+import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../lib/pgbouncer';
+import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd } from '../lib/processes';
+import { runTool } from '../lib/tool';
+import { FAULTS, inject } from './faults';
+import { type Instance, eventLoopP99Ms, rssMiB, serving, startInstance } from './instances';
+import { startKeyChurn } from './keys';
+import { report, type Sample } from './report';
+import { startTraffic } from './traffic';
+
+/** How long an instance may take to serve again after a fault before the run counts it as not recovered. */
+const RECOVERY_MS = 120_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(argv: string[]): Promise<number> {
+  const minutes = positiveIntegerOption(argv, 'minutes', 60);
+  const clients = positiveIntegerOption(argv, 'clients', 12);
+  const faultEveryMs = positiveIntegerOption(argv, 'fault-every', 60) * 1000;
+  const missing = autoFailoverUnavailable() ?? pgbouncerUnavailable();
+  if (missing) throw new Error(missing);
+  const runId = randomBytes(3).toString('hex');
+  const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-soak-'));
+  const say = (line: string) => process.stdout.write(`soak: ${line}\n`);
+
+  say('building…');
+  await runToEnd(['npm', 'run', '-s', 'build']);
+  say('a pg_auto_failover pair (monitor, primary, synchronous secondary)…');
+  const cluster = await createAutoFailover();
+  const bouncers: PgBouncer[] = [];
+  const instances: Instance[] = [];
+  // The operator's connection, straight to the primary (as `npm run keys` would be): keys, and the final count.
+  const admin = connect(cluster.url, { max: 2 });
+  try {
+    await migrate(admin);
+    for (const node of cluster.nodes) bouncers.push(await startPgBouncer(node.port, 'transaction', 10));
+    const bootstrapKey = randomBytes(24).toString('base64url');
+    const metricsToken = randomBytes(24).toString('base64url');
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: `postgres://postgres@${bouncers.map((b) => `127.0.0.1:${b.port}`).join(',')}/postgres?target_session_attrs=primary`,
+      DATABASE_POOL_MODE: 'transaction',
+      WEB_CONCURRENCY: '2',
+      API_KEYS: bootstrapKey,
+      METRICS_TOKEN: metricsToken,
+      MCP_ENABLED: 'true',
+      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+      LOG_LEVEL: 'info',
+    };
+    for (const name of ['instance 1', 'instance 2'])
+      instances.push(await startInstance(name, env, path.join(dir, `${name.replace(' ', '-')}.log`)));
+    say(`${instances.map((i) => `${i.name} at ${i.origin}`).join(', ')}; logs in ${dir}`);
+
+    const traffic = startTraffic(() => instances.map((i) => i.origin), bootstrapKey, clients, runId);
+    const churn = startKeyChurn(admin, () => instances, traffic, runId, 5_000);
+    const samples: Sample[] = [];
+    const sample = async (label: string) => {
+      const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
+      const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
+      samples.push({ label, at: new Date().toISOString(), processes, eventLoopP99Ms: delays });
+      say(`sample ${label}: RSS ${processes.map((p) => `${p.pid} ${p.rssMiB} MiB`).join(', ')}; event loop p99 ${delays.join(', ')} ms`);
+    };
+
+    const started = Date.now();
+    const end = started + minutes * 60_000;
+    await sleep(Math.min(30_000, faultEveryMs / 2));
+    await sample('start');
+    let middleTaken = false;
+    const faults: { what: string; recoveredMs: (number | undefined)[] }[] = [];
+    for (let n = 0; Date.now() + faultEveryMs < end; n++) {
+      await sleep(faultEveryMs);
+      if (!middleTaken && Date.now() >= started + (end - started) / 2) {
+        await sample('middle');
+        middleTaken = true;
+      }
+      const what = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], n, { cluster, bouncers, instances });
+      const recoveredMs = await Promise.all(instances.map((i) => serving(i, bootstrapKey, RECOVERY_MS)));
+      faults.push({ what, recoveredMs });
+      say(`${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
+    }
+    if (!middleTaken) await sample('middle');
+    while (Date.now() < end) await sleep(1_000);
+    await sample('end');
+    await churn.stop();
+    await traffic.stop();
+    await cluster.settled();
+
+    const status = await report({ minutes, traffic, churn, faults, samples, sql: admin, say });
+    // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
+    if (status === 0) rmSync(dir, { recursive: true, force: true });
+    else say(`the instances' logs are in ${dir}`);
+    return status;
+  } finally {
+    for (const instance of instances) await instance.stop().catch(() => undefined);
+    for (const bouncer of bouncers) await bouncer.stop().catch(() => undefined);
+    await admin.end({ timeout: 1 });
+    await cluster.destroy();
+  }
+}
+
+runTool('soak', () => main(process.argv.slice(2)), { stack: true });

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { type ServerProcess, childrenOf, freePort, startProduct } from '../lib/processes';
+import { send } from './traffic';
+
+/** One instance of the service (a cluster primary and its workers) on a port that stays its own across restarts. */
+export interface Instance {
+  name: string;
+  origin: string;
+  /** The primary's process id and its workers'. */
+  pids(): number[];
+  /** `kill -9` of the primary and every worker at once, then started again on the same port. */
+  killAndRestart(): Promise<void>;
+  stop(): Promise<number | null>;
+}
+
+export async function startInstance(name: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Instance> {
+  const port = await freePort();
+  let server: ServerProcess = await startProduct({ ...env, PORT: String(port) }, { logFile });
+  const pids = () => (server.child.pid ? [server.child.pid, ...childrenOf(server.child.pid)] : []);
+  return {
+    name,
+    origin: `http://127.0.0.1:${port}`,
+    pids,
+    async killAndRestart() {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      for (const pid of pids()) process.kill(pid, 'SIGKILL');
+      await exited;
+      server = await startProduct({ ...env, PORT: String(port) }, { logFile });
+    },
+    stop: () => server.stop(),
+  };
+}
+
+/** Resident memory of a process, in MiB (0 once it is gone). */
+export function rssMiB(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The event loop's delay as the workers measure it (prom-client's `nodejs_eventloop_lag_p99_seconds`), in ms: the
+ * highest of `tries` scrapes, each on a new connection, which the cluster hands to its workers in turn.
+ */
+export async function eventLoopP99Ms(origin: string, metricsToken: string, tries = 6): Promise<number | undefined> {
+  let worst: number | undefined;
+  for (let i = 0; i < tries; i++) {
+    const a = await send(`${origin}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}`, Connection: 'close' } }, 5_000);
+    const value = typeof a.body === 'string' ? /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(a.body)?.[1] : undefined;
+    if (value !== undefined) worst = Math.max(worst ?? 0, Number(value) * 1000);
+  }
+  return worst === undefined ? undefined : Math.round(worst * 10) / 10;
+}
+
+/** Waits until the instance answers a list with 200 (`key`'s), as a client sees it serving; returns how long that took. */
+export async function serving(instance: Instance, key: string, timeoutMs: number): Promise<number | undefined> {
+  const started = Date.now();
+  for (let inARow = 0; inARow < 4;) {
+    if (Date.now() - started > timeoutMs) return undefined;
+    const a = await send(`${instance.origin}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${key}`, Connection: 'close' } }, 5_000);
+    inARow = a.status === 200 ? inARow + 1 : 0;
+    if (inARow === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return Date.now() - started;
+}
