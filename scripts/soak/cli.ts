@@ -47,6 +47,17 @@ async function main(argv: string[]): Promise<number> {
   const instances: Instance[] = [];
   // The operator's connection, straight to the primary (as `npm run keys` would be): keys, and the final count.
   const admin = connect(cluster.url, { max: 2 });
+  let cleaned: Promise<void> | undefined;
+  /** Everything the run started, stopped: once, at its end or on Ctrl-C (SIGINT) or SIGTERM. */
+  const cleanUp = () =>
+    (cleaned ??= (async () => {
+      for (const instance of instances) await instance.stop().catch(() => undefined);
+      for (const bouncer of bouncers) await bouncer.stop().catch(() => undefined);
+      await admin.end({ timeout: 1 });
+      await cluster.destroy();
+    })());
+  const interrupted = () => void cleanUp().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     await migrate(admin);
     for (const node of cluster.nodes) bouncers.push(await startPgBouncer(node.port, 'transaction', 10));
@@ -107,10 +118,7 @@ async function main(argv: string[]): Promise<number> {
     else say(`the instances' logs are in ${dir}`);
     return status;
   } finally {
-    for (const instance of instances) await instance.stop().catch(() => undefined);
-    for (const bouncer of bouncers) await bouncer.stop().catch(() => undefined);
-    await admin.end({ timeout: 1 });
-    await cluster.destroy();
+    await cleanUp();
   }
 }
 
