@@ -1,5 +1,5 @@
 import type { Sql } from '../../src/store/db';
-import { createKey, revokeKey, rotateKey } from '../../src/store/keys/admin';
+import { type IssuedKey, createKey, revokeKey, rotateKey } from '../../src/store/keys/admin';
 import type { Instance } from './instances';
 import { send, type Traffic } from './traffic';
 
@@ -59,20 +59,21 @@ export function startKeyChurn(sql: Sql, instances: () => Instance[], traffic: Tr
     churn.lastServedAfterMs.push(last);
   };
 
+  /** A key just issued, to the clients once every worker honours it. */
+  const handOut = async ({ key, listing }: IssuedKey) => {
+    await honoured(key);
+    traffic.managedKeys.push(key);
+    live.push({ id: listing.id, key });
+  };
+
   const turn = async (n: number) => {
-    const made = await createKey(sql, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' });
+    await handOut(await createKey(sql, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' }));
     churn.made += 1;
-    await honoured(made.key);
-    traffic.managedKeys.push(made.key);
-    live.push({ id: made.listing.id, key: made.key });
     if (live.length >= 3) {
       const old = live.shift() as { id: string; key: string };
       retire(old.key);
-      const successor = await rotateKey(sql, { id: old.id, graceSeconds: 0, actor: 'soak' });
+      await handOut(await rotateKey(sql, { id: old.id, graceSeconds: 0, actor: 'soak' }));
       churn.rotated += 1;
-      await honoured(successor.key);
-      traffic.managedKeys.push(successor.key);
-      live.push({ id: successor.listing.id, key: successor.key });
     }
     if (live.length >= 3) {
       const doomed = live.shift() as { id: string; key: string };
