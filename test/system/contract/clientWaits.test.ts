@@ -5,10 +5,11 @@ import type { HttpFaultProxy } from '../../support/httpFaults';
 
 // The client waiting out the Retry-After a server sends, in whole seconds of the wall clock: the
 // rest of its retry rules, which wait milliseconds, are test/component/contract/clientRetries.test.ts.
-const { clientWith } = clientTestbed();
 const gaps = (proxy: HttpFaultProxy) => proxy.seen.slice(1).map((s, i) => s.at - proxy.seen[i]!.at);
 
 describe('Retry-After, waited out', () => {
+  const { clientWith } = clientTestbed();
+
   test('when a read is answered 429 with Retry-After: 1, then the client waits one second before its next attempt', async () => {
     const { proxy, store } = await clientWith(['answer-429'], 'forward', { retryAfter: '1' });
     const page = await store.listPets();
@@ -26,7 +27,10 @@ describe('Retry-After, waited out', () => {
     expect(gap).toBeGreaterThanOrEqual(1_000);
     expect(gap).toBeLessThan(2_400);
   });
+});
 
+// An app of its own, which the embedded database serves only while no other app of the file is open.
+describe("Retry-After, waited out: the server's own", () => {
   test("when the server's own rate limit refuses a read, then the client waits as its Retry-After says and gets the page", async () => {
     const limited = await startTestApp({ rateLimit: { requests: 1, windowSeconds: 1 } });
     const served = await listenOnLoopback(limited.app);
@@ -49,6 +53,8 @@ describe('Retry-After, waited out', () => {
 });
 
 describe('the time budget, against Retry-After', () => {
+  const { clientWith } = clientTestbed();
+
   test('when every attempt is answered 429 with Retry-After: 1 and the budget is 2.5 s, then the client stops before it would overrun', async () => {
     const { proxy, store } = await clientWith([], 'answer-429', { retry: { maxAttempts: 10, budgetMs: 2_500 }, retryAfter: '1' });
     const started = Date.now();
