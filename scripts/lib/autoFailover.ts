@@ -107,6 +107,17 @@ interface Setup {
 }
 
 const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(processTree)];
+/** The process id of a node's running postmaster (the first line of its postmaster.pid). */
+const postmasterOf = (dir: string, n: FailoverNode) =>
+  Number(readFileSync(path.join(dir, n.name, 'postmaster.pid'), 'utf8').split('\n')[0]);
+/** Ended: no such process, or a zombie its parent has not reaped yet. */
+const gone = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+  } catch {
+    return true;
+  }
+};
 
 /** A cluster, ready: the monitor, `node1` primary and `node2` its synchronous secondary. */
 export async function createAutoFailover(): Promise<AutoFailoverCluster> {
@@ -233,7 +244,6 @@ function controls({ dir, ports, nodes, services, psqlOn, until, states }: Setup)
         }
       }
       // Their files go once they are gone (a zombie left unreaped here counts as gone).
-      const gone = (pid: number) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
       await until('every process of the cluster ending', 10_000, () => Promise.resolve(pids.every(gone) ? true : undefined)).catch(
         () => undefined,
       );
@@ -245,7 +255,7 @@ function controls({ dir, ports, nodes, services, psqlOn, until, states }: Setup)
 type FaultNames = 'performFailover' | 'killNode' | 'stopPostgresImmediately' | 'freeze';
 
 /** What the cluster can be made to suffer. */
-function faults({ dir, ports, services, psqlOn, runAsPostgres }: Setup): Pick<AutoFailoverCluster, FaultNames> {
+function faults({ dir, ports, services, psqlOn, until, runAsPostgres }: Setup): Pick<AutoFailoverCluster, FaultNames> {
   return {
     async performFailover() {
       await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT pgautofailover.perform_failover()');
@@ -272,8 +282,7 @@ function faults({ dir, ports, services, psqlOn, runAsPostgres }: Setup): Pick<Au
       for (const pid of frozen) signal(pid, 'SIGKILL');
     },
     async freeze(n, ms) {
-      const postmaster = Number(readFileSync(path.join(dir, n.name, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const tree = processTree(postmaster);
+      const tree = processTree(postmasterOf(dir, n));
       const signal = (sig: NodeJS.Signals) =>
         tree.forEach((pid) => {
           try {
@@ -290,7 +299,12 @@ function faults({ dir, ports, services, psqlOn, runAsPostgres }: Setup): Pick<Au
       }
     },
     async stopPostgresImmediately(n) {
-      await runAsPostgres(`${BIN}/pg_ctl -D ${path.join(dir, n.name)} -m immediate -w stop`);
+      // pg_ctl's own wait (-w) watches postmaster.pid, which pg_autoctl may write again at once for the
+      // server it restarts: it then waits for that one too, and fails after 60 s. The old postmaster's end
+      // is what is waited for instead.
+      const postmaster = postmasterOf(dir, n);
+      await runAsPostgres(`${BIN}/pg_ctl -D ${path.join(dir, n.name)} -m immediate -W stop`);
+      await until(`${n.name}'s postmaster ${postmaster} ending`, 30_000, () => Promise.resolve(gone(postmaster) ? true : undefined));
     },
   };
 }
