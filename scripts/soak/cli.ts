@@ -45,7 +45,8 @@ async function main(argv: string[]): Promise<number> {
   const cluster = await createAutoFailover();
   const bouncers: PgBouncer[] = [];
   const instances: Instance[] = [];
-  // The operator's connection, straight to the primary (as `npm run keys` would be): keys, and the final count.
+  // The operator's connection, straight to the primary (as `npm run keys` would be): the schema, and the final count.
+  // The key churn opens its own (and a new one when a command on it passes its deadline).
   const admin = connect(cluster.url, { max: 2 });
   let cleaned: Promise<void> | undefined;
   /** Everything the run started, stopped: once, at its end or on Ctrl-C (SIGINT) or SIGTERM. */
@@ -79,7 +80,13 @@ async function main(argv: string[]): Promise<number> {
     say(`${instances.map((i) => `${i.name} at ${i.origin}`).join(', ')}; logs in ${dir}`);
 
     const traffic = startTraffic(() => instances.map((i) => i.origin), bootstrapKey, clients, runId);
-    const churn = startKeyChurn(admin, () => instances, traffic, runId, 5_000);
+    const churn = startKeyChurn(
+      () => connect(cluster.url, { max: 1 }),
+      () => instances,
+      traffic,
+      runId,
+      5_000,
+    );
     const samples: Sample[] = [];
     const sample = async (label: string) => {
       const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
@@ -108,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     if (!middleTaken) await sample('middle');
     while (Date.now() < end) await sleep(1_000);
     await sample('end');
+    say('stopping the key churn and the load, and waiting for the cluster to settle…');
     await churn.stop();
     await traffic.stop();
     await cluster.settled();

@@ -46,7 +46,9 @@ export async function report({ minutes, traffic, churn, faults, samples, sql, sa
 
   say(`report: ${minutes} min, ${ledger.requests} requests, ${faults.length} faults`);
   for (const [label, n] of [...ledger.statuses].sort()) say(`  ${label.padEnd(44)} ${n}`);
-  say(`  managed keys: ${churn.made} made, ${churn.rotated} rotated, ${churn.revoked} revoked, ${churn.failed} turns failed`);
+  const failedTurns = [...churn.failed.values()].reduce((a, b) => a + b, 0);
+  say(`  managed keys: ${churn.made} made, ${churn.rotated} rotated, ${churn.revoked} revoked, ${failedTurns} turns given up`);
+  for (const [reason, n] of churn.failed) say(`    given up ${n}×: ${reason}`);
   const served = churn.lastServedAfterMs.filter(Number.isFinite);
   say(
     `  a revoked key's last answer other than 401/503: ${served.length ? `${Math.max(...served)} ms after the commit at most` : 'none after the commit'}`,
@@ -74,6 +76,7 @@ export async function report({ minutes, traffic, churn, faults, samples, sql, sa
       committedRefusals.length === 0,
     ],
     [`wrong answers (5xx other than 503 included): ${ledger.wrong.length}`, ledger.wrong.length === 0],
+    [`revoked keys probed: ${churn.revoked} (at least one per minute of the run)`, churn.revoked >= minutes],
     [
       `faults after which an instance never served again: ${faults.filter((f) => f.recoveredMs.includes(undefined)).length}`,
       faults.every((f) => !f.recoveredMs.includes(undefined)),
