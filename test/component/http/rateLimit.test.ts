@@ -21,6 +21,9 @@ import {
 // its own, so that none depends on what another did to a count (they pass alone and in any order),
 // and the file's apps share its database: the first is still open as the others start.
 const LIMIT = 5;
+// Windows start at multiples of their length since the epoch: an hour's would reset at every hour, under a run
+// that straddles one. 9999 hours (the longest RATE_LIMIT takes) puts the resets over a year apart.
+const WINDOW = 9999 * 3600;
 const KEYS = {
   exhausted: API_KEY,
   spent: OTHER_API_KEY,
@@ -31,8 +34,7 @@ const KEYS = {
 };
 let t: TestApp;
 beforeAll(async () => {
-  // A window of an hour, so that no test run straddles a reset.
-  t = await startTestApp({ bootstrapKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: 3600 }, database: 'file' });
+  t = await startTestApp({ bootstrapKeys: Object.values(KEYS), rateLimit: { requests: LIMIT, windowSeconds: WINDOW }, database: 'file' });
 });
 afterAll(() => t.close());
 
@@ -53,16 +55,16 @@ describe('rate limiting per API key', () => {
     const remaining: number[] = [];
     for (let i = 0; i < LIMIT; i++) {
       const res = await t.api.get('/v1/pets').set(auth(KEYS.exhausted)).expect(200);
-      expect(res.headers['ratelimit-policy']).toBe(`"per-key";q=${LIMIT};w=3600`);
+      expect(res.headers['ratelimit-policy']).toBe(`"per-key";q=${LIMIT};w=${WINDOW}`);
       remaining.push(parse(res.headers.ratelimit).r);
     }
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
     // Every operation counts against the same key, a create as well as a list.
     const refused = await t.api.post('/v1/pets').set(auth(KEYS.exhausted)).send(buildNewPet()).expect(429);
-    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in 3600 s`), status: 429 });
+    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in ${WINDOW} s`), status: 429 });
     const reset = parse(refused.headers.ratelimit).t;
     expect(reset).toBeGreaterThan(0);
-    expect(reset).toBeLessThanOrEqual(3600);
+    expect(reset).toBeLessThanOrEqual(WINDOW);
     expect(refused.headers['retry-after']).toBe(String(reset));
     expect(parse(refused.headers.ratelimit).r).toBe(0);
     await t.api.get('/v1/pets/1').set(auth(KEYS.exhausted)).expect(429);
@@ -103,7 +105,7 @@ describe('rate limiting per API key', () => {
     // Its warnings are kept: a 503 among its answers is shown with the cause it logged (CI saw one once).
     const { logging, lines } = captureLogs('warn');
     const spec = await specOfFile();
-    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: 3600 }, logging.logger);
+    const rateLimiter = createRateLimiter(t.sql, { requests: LIMIT, windowSeconds: WINDOW }, logging.logger);
     const app = await createApp({
       spec,
       bootstrapKeys: Object.values(KEYS),
@@ -125,7 +127,7 @@ describe('rate limiting per API key', () => {
 describe('tokens held by requests still being answered', () => {
   test('when every token of the window is held by requests not answered yet, then another waits: it takes the one a 304 gives back, and is refused once the rest are answered', async () => {
     const { logging } = captureLogs('silent');
-    const limiter = createRateLimiter(t.sql, { requests: 3, windowSeconds: 9999 * 3600 }, logging.logger);
+    const limiter = createRateLimiter(t.sql, { requests: 3, windowSeconds: WINDOW }, logging.logger);
     const client = 'held-tokens-client';
     const held = await Promise.all([1, 2, 3].map(() => limiter.take(client)));
     expect(held.map((d) => d.allowed)).toEqual([true, true, true]);
@@ -170,7 +172,7 @@ describe('RATE_LIMIT=off', () => {
  */
 describe('rate limiting under concurrent bursts', () => {
   const BURST_LIMIT = 50;
-  const LONG = { requests: BURST_LIMIT, windowSeconds: 9999 * 3600 };
+  const LONG = { requests: BURST_LIMIT, windowSeconds: WINDOW };
   const keys = ['burst-one-0123456789abcdef', 'burst-two-0123456789abcdef', 'burst-give-0123456789abcde'];
   let b: TestApp;
   let second: { origin: string; close(): Promise<void> };
