@@ -61,7 +61,11 @@ describe('rate limiting per API key', () => {
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
     // Every operation counts against the same key, a create as well as a list.
     const refused = await t.api.post('/v1/pets').set(auth(KEYS.exhausted)).send(buildNewPet()).expect(429);
-    expect(refused.body).toEqual({ code: 'rate_limited', message: expect.stringContaining(`${LIMIT} requests in ${WINDOW} s`), status: 429 });
+    expect(refused.body).toEqual({
+      code: 'rate_limited',
+      message: expect.stringContaining(`${LIMIT} requests in ${WINDOW} s`),
+      status: 429,
+    });
     const reset = parse(refused.headers.ratelimit).t;
     expect(reset).toBeGreaterThan(0);
     expect(reset).toBeLessThanOrEqual(WINDOW);
