@@ -20,7 +20,7 @@ import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../lib/pgb
 import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd } from '../lib/processes';
 import { runTool } from '../lib/tool';
 import { FAULTS, inject } from './faults';
-import { type Instance, eventLoopP99Ms, rssMiB, serving, startInstance } from './instances';
+import { type Instance, eventLoopP99Ms, recordRss, rssMiB, serving, startInstance } from './instances';
 import { startKeyChurn } from './keys';
 import { report, type Sample } from './report';
 import { startTraffic } from './traffic';
@@ -88,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
       5_000,
     );
     const samples: Sample[] = [];
+    const minutely = recordRss(() => instances, 60_000);
     const sample = async (label: string) => {
       const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
       const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
@@ -107,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
         await sample('middle');
         middleTaken = true;
       }
-      const what = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], n, { cluster, bouncers, instances });
+      const what = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], { cluster, bouncers, instances });
       const recoveredMs = await Promise.all(instances.map((i) => serving(i, bootstrapKey, RECOVERY_MS)));
       faults.push({ what, recoveredMs });
       say(`${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
@@ -116,11 +117,12 @@ async function main(argv: string[]): Promise<number> {
     while (Date.now() < end) await sleep(1_000);
     await sample('end');
     say('stopping the key churn and the load, and waiting for the cluster to settle…');
+    minutely.stop();
     await churn.stop();
     await traffic.stop();
     await cluster.settled();
 
-    const status = await report({ minutes, traffic, churn, faults, samples, sql: admin, say });
+    const status = await report({ minutes, traffic, churn, faults, samples, rssByMinute: minutely.series, sql: admin, say });
     // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
     if (status === 0) rmSync(dir, { recursive: true, force: true });
     else say(`the instances' logs are in ${dir}`);

@@ -41,6 +41,18 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** Every process's RSS (MiB), by pid, taken every `everyMs` while the run lasts: the series the report reads a trend from. */
+export function recordRss(instances: () => Instance[], everyMs: number): { series: Map<number, number[]>; stop(): void } {
+  const series = new Map<number, number[]>();
+  const timer = setInterval(() => {
+    for (const pid of instances().flatMap((i) => i.pids())) {
+      const mib = rssMiB(pid);
+      if (mib > 0) series.set(pid, [...(series.get(pid) ?? []), mib]);
+    }
+  }, everyMs);
+  return { series, stop: () => clearInterval(timer) };
+}
+
 /**
  * The event loop's delay as the workers measure it (prom-client's `nodejs_eventloop_lag_p99_seconds`), in ms: the
  * highest of `tries` scrapes, each on a new connection, which the cluster hands to its workers in turn.

@@ -21,13 +21,29 @@ interface Run {
   churn: KeyChurn;
   faults: { what: string; recoveredMs: (number | undefined)[] }[];
   samples: Sample[];
+  /** Each process's RSS (MiB) once a minute, by pid. */
+  rssByMinute: Map<number, number[]>;
   /** The database, directly (not through the service): where acknowledged creates must be. */
   sql: Sql;
   say: (line: string) => void;
 }
 
 /** Prints the run's report and returns its exit status: 0 when every check holds. */
-export async function report({ minutes, traffic, churn, faults, samples, sql, say }: Run): Promise<number> {
+/**
+ * The growth a least-squares line through `ys` (one a minute) gives from its first point to its last, as a fraction
+ * of its first: the trend, where two single samples also carry the collector's ups and downs.
+ */
+function fittedGrowth(ys: number[]): number | undefined {
+  const n = ys.length;
+  if (n < 3) return undefined;
+  const meanX = (n - 1) / 2;
+  const meanY = ys.reduce((a, b) => a + b, 0) / n;
+  const slope = ys.reduce((a, y, x) => a + (x - meanX) * (y - meanY), 0) / ys.reduce((a, _, x) => a + (x - meanX) ** 2, 0);
+  const first = meanY - slope * meanX;
+  return first > 0 ? (slope * (n - 1)) / first : undefined;
+}
+
+export async function report({ minutes, traffic, churn, faults, samples, rssByMinute, sql, say }: Run): Promise<number> {
   const { ledger } = traffic;
   const acknowledged = [...ledger.acknowledged.values()];
   const stored = new Map(
@@ -69,6 +85,14 @@ export async function report({ minutes, traffic, churn, faults, samples, sql, sa
     const e = end?.processes.find((p) => p.pid === m.pid);
     return e && m.rssMiB > 0 ? [{ pid: m.pid, growth: (e.rssMiB - m.rssMiB) / m.rssMiB }] : [];
   });
+  for (const { pid, growth: g } of growth) {
+    const ys = rssByMinute.get(pid) ?? [];
+    const fitted = fittedGrowth(ys.slice(Math.floor(ys.length / 2)));
+    say(`  ${pid} RSS once a minute: ${ys.join(' ')}`);
+    say(
+      `  ${pid} over the second half: ${Math.round(g * 1000) / 10}% from the middle sample to the end's; ${fitted === undefined ? '?' : `${Math.round(fitted * 1000) / 10}%`} along a least-squares line`,
+    );
+  }
   const checks: [string, boolean][] = [
     [`acknowledged creates lost: ${lost.length} of ${acknowledged.length}`, lost.length === 0],
     [
