@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { connect } from '../../src/store/db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/embedded';
 import { migrate } from '../../src/store/migrate';
@@ -8,6 +9,8 @@ import { TEST_DB_PREFIX } from './databases';
 declare global {
   // Handed from globalSetup to globalTeardown, which run in the same process.
   var embeddedTestPostgres: EmbeddedPostgres[] | undefined;
+  // How long this process's event loop, which runs every worker's PGlite, was held: a query waits that long.
+  var embeddedHostDelay: IntervalHistogram | undefined;
 }
 
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
@@ -23,6 +26,8 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   globalThis.embeddedTestPostgres = await Promise.all(
     Array.from({ length: Math.max(1, globalConfig.maxWorkers) }, () => startEmbeddedPostgres()),
   );
+  globalThis.embeddedHostDelay = monitorEventLoopDelay({ resolution: 10 });
+  globalThis.embeddedHostDelay.enable();
   process.env.TEST_DB_MODE = 'embedded';
   process.env.TEST_EMBEDDED_URLS = globalThis.embeddedTestPostgres.map((db) => db.url).join(',');
 }

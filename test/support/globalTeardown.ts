@@ -2,6 +2,15 @@ import { connect } from '../../src/store/db';
 import { TEST_DB_PREFIX } from './databases';
 
 export default async function globalTeardown(): Promise<void> {
+  const delay = globalThis.embeddedHostDelay;
+  if (delay) {
+    // Said at the end of every embedded run: a request past its 5 s deadline there (a 503) is the host's stall
+    // or the test's own, and this tells which.
+    const ms = (ns: number) => Math.round(ns / 1e6);
+    process.stderr.write(
+      `embedded PostgreSQL host: event loop held up to ${ms(delay.max)} ms (p99 ${ms(delay.percentile(99))} ms): a query of any worker may have waited as long\n`,
+    );
+  }
   if (globalThis.embeddedTestPostgres) {
     await Promise.all(globalThis.embeddedTestPostgres.map((db) => db.stop()));
     return;
