@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
       5_000,
     );
     const samples: Sample[] = [];
-    const minutely = recordRss(() => instances, 60_000);
+    const rss = recordRss(() => instances, 10_000);
     const sample = async (label: string) => {
       const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
       const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
@@ -117,12 +117,12 @@ async function main(argv: string[]): Promise<number> {
     while (Date.now() < end) await sleep(1_000);
     await sample('end');
     say('stopping the key churn and the load, and waiting for the cluster to settle…');
-    minutely.stop();
+    rss.stop();
     await churn.stop();
     await traffic.stop();
     await cluster.settled();
 
-    const status = await report({ minutes, traffic, churn, faults, samples, rssByMinute: minutely.series, sql: admin, say });
+    const status = await report({ minutes, traffic, churn, faults, samples, rssSeries: rss.series, sql: admin, say });
     // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
     if (status === 0) rmSync(dir, { recursive: true, force: true });
     else say(`the instances' logs are in ${dir}`);

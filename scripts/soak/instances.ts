@@ -41,13 +41,19 @@ export function rssMiB(pid: number): number {
   }
 }
 
-/** Every process's RSS (MiB), by pid, taken every `everyMs` while the run lasts: the series the report reads a trend from. */
-export function recordRss(instances: () => Instance[], everyMs: number): { series: Map<number, number[]>; stop(): void } {
-  const series = new Map<number, number[]>();
+/** One reading of a process's RSS: when (ms since the epoch) and how much (MiB). */
+export interface RssReading {
+  at: number;
+  mib: number;
+}
+
+/** Every process's RSS, by pid, read every `everyMs` while the run lasts: the series the report reads a trend from. */
+export function recordRss(instances: () => Instance[], everyMs: number): { series: Map<number, RssReading[]>; stop(): void } {
+  const series = new Map<number, RssReading[]>();
   const timer = setInterval(() => {
     for (const pid of instances().flatMap((i) => i.pids())) {
       const mib = rssMiB(pid);
-      if (mib > 0) series.set(pid, [...(series.get(pid) ?? []), mib]);
+      if (mib > 0) series.set(pid, [...(series.get(pid) ?? []), { at: Date.now(), mib }]);
     }
   }, everyMs);
   return { series, stop: () => clearInterval(timer) };
