@@ -29,6 +29,14 @@ import { startTraffic } from './traffic';
 const RECOVERY_MS = 120_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Each process's RSS and each instance's event-loop delay now, said as they are taken. */
+async function takeSample(label: string, instances: Instance[], metricsToken: string, say: (line: string) => void): Promise<Sample> {
+  const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
+  const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
+  say(`sample ${label}: RSS ${processes.map((p) => `${p.pid} ${p.rssMiB} MiB`).join(', ')}; event loop p99 ${delays.join(', ')} ms`);
+  return { label, at: new Date().toISOString(), processes, eventLoopP99Ms: delays };
+}
+
 async function main(argv: string[]): Promise<number> {
   const minutes = positiveIntegerOption(argv, 'minutes', 60);
   const clients = positiveIntegerOption(argv, 'clients', 12);
@@ -89,12 +97,7 @@ async function main(argv: string[]): Promise<number> {
     );
     const samples: Sample[] = [];
     const rss = recordRss(() => instances, 10_000);
-    const sample = async (label: string) => {
-      const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
-      const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
-      samples.push({ label, at: new Date().toISOString(), processes, eventLoopP99Ms: delays });
-      say(`sample ${label}: RSS ${processes.map((p) => `${p.pid} ${p.rssMiB} MiB`).join(', ')}; event loop p99 ${delays.join(', ')} ms`);
-    };
+    const sample = async (label: string) => void samples.push(await takeSample(label, instances, metricsToken, say));
 
     const started = Date.now();
     const end = started + minutes * 60_000;

@@ -37,6 +37,20 @@ function within<T>(what: string, work: Promise<T>, ms = STEP_MS): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** A key taken out of the clients' use: a 401 to it is then what it should get. */
+function retireFrom(traffic: Traffic, key: string): void {
+  traffic.retired.add(key);
+  const i = traffic.managedKeys.indexOf(key);
+  if (i >= 0) traffic.managedKeys.splice(i, 1);
+}
+
+/** A list with `key`, on a connection of its own (so that each reaches a worker in turn). */
+const ask = (instance: Instance, key: string) =>
+  send(`${instance.origin}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${key}`, Connection: 'close' } }, REQUEST_MS);
+
+/** A turn's failure in one line, to count alike ones together. */
+const reasonOf = (err: unknown) => ((err as Error).message ?? String(err)).split('\n')[0]?.slice(0, 160) ?? '';
+
 /**
  * Every `everyMs`, an operator's turn, as `npm run keys` does it on the database: a key made (handed to the clients
  * once every worker honours it), one rotated with no grace, one revoked. After each revocation the key is sent to
@@ -62,13 +76,7 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
       throw err;
     }
   };
-  const retire = (key: string) => {
-    traffic.retired.add(key);
-    const i = traffic.managedKeys.indexOf(key);
-    if (i >= 0) traffic.managedKeys.splice(i, 1);
-  };
-  const ask = (instance: Instance, key: string) =>
-    send(`${instance.origin}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${key}`, Connection: 'close' } }, REQUEST_MS);
+  const retire = (key: string) => retireFrom(traffic, key);
   /** Until every worker of every instance has answered the key with something other than 401 four times in a row. */
   const honoured = async (key: string) => {
     const until = Date.now() + STEP_MS;
@@ -126,7 +134,7 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
     }
   };
   const failed = (err: unknown) => {
-    const reason = ((err as Error).message ?? String(err)).split('\n')[0]?.slice(0, 160) ?? '';
+    const reason = reasonOf(err);
     churn.failed.set(reason, (churn.failed.get(reason) ?? 0) + 1);
   };
 
