@@ -53,7 +53,10 @@ export function recordRss(instances: () => Instance[], everyMs: number): { serie
   const timer = setInterval(() => {
     for (const pid of instances().flatMap((i) => i.pids())) {
       const mib = rssMiB(pid);
-      if (mib > 0) series.set(pid, [...(series.get(pid) ?? []), { at: Date.now(), mib }]);
+      if (mib === 0) continue;
+      const readings = series.get(pid) ?? [];
+      readings.push({ at: Date.now(), mib });
+      series.set(pid, readings);
     }
   }, everyMs);
   return { series, stop: () => clearInterval(timer) };
