@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { type Sql, type WriteSql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
 import { type Deadline, requestDeadline } from './deadline';
-import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
 
 /**
  * The transaction a write ran in, as PostgreSQL names it: enough to learn later whether it
@@ -41,8 +41,8 @@ export const RESOLVE_MS = 5_000;
  * became of the transaction (pg_xact_status, after ending its session if it is still open):
  * committed, the result; rolled back, DeadlineExceededError; still unknown after `resolveMs`
  * (RESOLVE_MS unless given), CommitOutcomeUnknownError (a 500, which promises nothing). After a
- * failover the pool reaches only the promoted server, which holds every committed transaction
- * of the old one (replication is synchronous), so it is the one asked.
+ * failover the promoted server holds every committed transaction of the old one (replication is
+ * synchronous), so it is the one asked; an answer from a standby is not believed (fromThePrimary).
  *
  * `body` runs the statements and returns the result with the transaction that wrote it (from
  * `writeColumns`), or no transaction when it wrote nothing (a replayed create: its lost COMMIT
@@ -102,10 +102,27 @@ export async function commitWithin<T>(
 /** The transaction id `xid` as the 32-bit xid a row's xmin shows. */
 const xid32 = (q: Sql, xid: string) => q`(${xid}::xid8::text::numeric % 4294967296)::text`;
 
+/**
+ * Every statement that learns a transaction's outcome says whether its server is in recovery, and is
+ * not believed when it is: a standby answers for what it has replayed so far, not for the primary (an
+ * id it has not replayed yet is "in the future" there, as one that never committed is on the primary),
+ * and refuses pg_current_wal_flush_lsn. Behind a transaction-mode pooler a pool connection can reach a
+ * standby after a failover (the pooler fronting the demoted server keeps its clients): asked again.
+ */
+function fromThePrimary<R extends { recovering: boolean }>(rows: readonly R[], statement: string): R {
+  const row = onlyRow(rows, statement);
+  if (row.recovering) throw new DatabaseUnavailableError(`${statement} was answered by a standby, not the primary; asked again`);
+  return row;
+}
+
 /** Where the server's WAL is flushed to now: past the commit of any transaction it calls committed. */
 async function flushedNow(sql: Sql, until: number): Promise<string> {
-  const { lsn } = onlyRow(
-    await withDeadline(sql<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`, Math.min(until, Date.now() + 1_000)),
+  const { lsn } = fromThePrimary(
+    await withDeadline(
+      sql<{ recovering: boolean; lsn: string }[]>`
+        SELECT pg_is_in_recovery() AS recovering, CASE WHEN NOT pg_is_in_recovery() THEN pg_current_wal_flush_lsn()::text END AS lsn`,
+      Math.min(until, Date.now() + 1_000),
+    ),
     'pg_current_wal_flush_lsn',
   );
   return lsn;
@@ -125,10 +142,11 @@ async function committedAs(
   mark: string,
   until: number,
 ): Promise<'durable' | 'pending' | 'not ours'> {
-  const { ours, holding, replicated } = onlyRow(
+  const { ours, holding, replicated } = fromThePrimary(
     await withDeadline(
-      sql<{ ours: boolean; holding: boolean; replicated: boolean }[]>`
+      sql<{ recovering: boolean; ours: boolean; holding: boolean; replicated: boolean }[]>`
         SELECT
+          pg_is_in_recovery() AS recovering,
           EXISTS (
             SELECT 1 FROM ${sql(row.table)}
             WHERE id = ${row.id} AND created_at::text = ${row.createdAt} AND xmin::text = ${xid32(sql, xid)}
@@ -165,9 +183,12 @@ export async function committedAfterAll(
   let mark: string | undefined;
   while (Date.now() < until) {
     try {
-      const { status } = onlyRow(
+      // pg_xact_status is not called on a standby (CASE evaluates it only on the primary): there an id
+      // not replayed yet is "in the future", which would read as "never committed".
+      const { status } = fromThePrimary(
         await withDeadline(
-          sql<{ status: string | null }[]>`SELECT pg_xact_status(${xid}::xid8) AS status`,
+          sql<{ recovering: boolean; status: string | null }[]>`
+            SELECT pg_is_in_recovery() AS recovering, CASE WHEN NOT pg_is_in_recovery() THEN pg_xact_status(${xid}::xid8) END AS status`,
           Math.min(until, Date.now() + 1_000),
         ),
         'pg_xact_status',
@@ -186,7 +207,7 @@ export async function committedAfterAll(
         sql`
           SELECT pg_terminate_backend(pid, 1000)
           FROM pg_stat_activity
-          WHERE pid = ${pid} AND backend_xid::text = ${xid32(sql, xid)}`,
+          WHERE pid = ${pid} AND backend_xid::text = ${xid32(sql, xid)} AND NOT pg_is_in_recovery()`,
         Math.min(until, Date.now() + 2_000),
       );
     } catch (err) {

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
+import { type WriteTransaction, committedAfterAll } from '../../../src/store/commit';
 import { connect } from '../../../src/store/db';
-import { isDatabaseUnavailable } from '../../../src/store/errors';
+import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../../../src/store/errors';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 
 /*
@@ -19,6 +20,7 @@ describeWithThrowawayPostgres('a pool that follows the primary (target_session_a
     standby = await createThrowawayPostgres({ replicaOf: primary });
     await standby.start();
     await primary.psql('CREATE TABLE written (n int)');
+    await primary.psql('CREATE TABLE created (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
   }, 120_000);
   afterAll(async () => {
     await standby?.destroy();
@@ -66,6 +68,34 @@ describeWithThrowawayPostgres('a pool that follows the primary (target_session_a
       await sql`INSERT INTO written VALUES (3)`;
     } finally {
       await sql.end();
+    }
+  });
+
+  /**
+   * A create whose COMMIT's answer was lost asks what became of its transaction (committedAfterAll). Behind a
+   * transaction-mode pooler fronting a demoted server, a pool connection reaches a standby: one that has not
+   * replayed the transaction yet calls its id "in the future", which reads on a primary as "never committed".
+   */
+  test("when a committed transaction's outcome is asked of a standby that has not replayed it, then no verdict comes from the standby, and the primary says committed", async () => {
+    await standby.psql('SELECT pg_wal_replay_pause()');
+    const onPrimary = connect(primary.url, { max: 1 });
+    const onStandby = connect(standby.url, { max: 1 });
+    try {
+      const [row] = await onPrimary.begin(
+        (tx) => tx<{ id: string; createdAt: string; xid: string; pid: number }[]>`
+          INSERT INTO created DEFAULT VALUES
+          RETURNING id, created_at::text AS "createdAt", pg_current_xact_id()::text AS xid, pg_backend_pid() AS pid`,
+      );
+      const wrote: WriteTransaction = { xid: row!.xid, pid: row!.pid, row: { table: 'created', id: row!.id, createdAt: row!.createdAt } };
+      const [{ recovering }] = (await onStandby`SELECT pg_is_in_recovery() AS recovering`) as unknown as [{ recovering: boolean }];
+      expect(recovering).toBe(true);
+      const asked = await committedAfterAll(onStandby, wrote, new Error('lost'), 1_500).catch((err: unknown) => err);
+      expect(asked).toBeInstanceOf(CommitOutcomeUnknownError);
+      expect(await committedAfterAll(onPrimary, wrote, new Error('lost'), 1_500)).toBe(true);
+    } finally {
+      await standby.psql('SELECT pg_wal_replay_resume()');
+      await onStandby.end();
+      await onPrimary.end();
     }
   });
 });
