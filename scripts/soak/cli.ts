@@ -22,7 +22,7 @@ import { runTool } from '../lib/tool';
 import { FAULTS, inject } from './faults';
 import { type Instance, eventLoopP99Ms, recordRss, rssMiB, serving, startInstance } from './instances';
 import { startKeyChurn } from './keys';
-import { report, type Sample } from './report';
+import { loggedLines, report, type Sample } from './report';
 import { startTraffic } from './traffic';
 
 /** How long an instance may take to serve again after a fault before the run counts it as not recovered. */
@@ -128,7 +128,10 @@ async function main(argv: string[]): Promise<number> {
     const status = await report({ minutes, traffic, churn, faults, samples, rssSeries: rss.series, sql: admin, say });
     // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
     if (status === 0) rmSync(dir, { recursive: true, force: true });
-    else say(`the instances' logs are in ${dir}`);
+    else {
+      for (const line of await loggedLines(dir, traffic.ledger.wrongRequestIds)) say(`  logged: ${line}`);
+      say(`the instances' logs are in ${dir}`);
+    }
     return status;
   } finally {
     await cleanUp();

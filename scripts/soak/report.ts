@@ -1,3 +1,6 @@
+import { createReadStream, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Sql } from '../../src/store/db';
 import type { RssReading } from './instances';
 import type { KeyChurn } from './keys';
@@ -29,13 +32,12 @@ interface Run {
   say: (line: string) => void;
 }
 
-/** Prints the run's report and returns its exit status: 0 when every check holds. */
 /**
  * The growth a least-squares line through `readings` gives from the first one's time to the last one's, as a
  * fraction of the line's value at the first: the trend. A worker's RSS swings by a quarter from one minute to the
  * next as its heap grows and is collected (118–205 MiB in a 20-minute run), so two single readings say little.
  */
-function fittedGrowth(readings: RssReading[]): number | undefined {
+export function fittedGrowth(readings: RssReading[]): number | undefined {
   const n = readings.length;
   const [start, last] = [readings[0], readings[n - 1]];
   if (n < 3 || !start || !last) return undefined;
@@ -48,6 +50,7 @@ function fittedGrowth(readings: RssReading[]): number | undefined {
   return first > 0 ? (slope * (last.at - start.at)) / first : undefined;
 }
 
+/** Prints the run's report and returns its exit status: 0 when every check holds. */
 export async function report({ minutes, traffic, churn, faults, samples, rssSeries, sql, say }: Run): Promise<number> {
   const { ledger } = traffic;
   const acknowledged = [...ledger.acknowledged.values()];
@@ -128,4 +131,22 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
   say('checks:');
   for (const [line, ok] of checks) say(`  ${ok ? 'ok  ' : 'FAIL'} ${line}`);
   return checks.every(([, ok]) => ok) ? 0 : 1;
+}
+
+/**
+ * The instances' log lines (the `*.log` files in `dir`) of the requests `ids` name, at most `max` of them, each cut to
+ * 4,000 characters: a wrong answer's line holds its cause with its stack, so that a run that failed says why where it
+ * is read (CI's output), not only in logs that a clean clone's run does not keep.
+ */
+export async function loggedLines(dir: string, ids: readonly string[], max = 10): Promise<string[]> {
+  const needles = ids.slice(0, max).map((id) => `"id":${JSON.stringify(id)}`);
+  const found: string[] = [];
+  if (needles.length === 0) return found;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.log'))) {
+    const lines = createInterface({ input: createReadStream(path.join(dir, file)), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (found.length < max && needles.some((n) => line.includes(n))) found.push(line.slice(0, 4_000));
+    }
+  }
+  return found;
 }

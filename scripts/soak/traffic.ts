@@ -29,6 +29,8 @@ export interface Ledger {
   /** How many answers of each kind: `<what> <status>`. */
   statuses: Map<string, number>;
   wrong: string[];
+  /** The X-Request-Id of each answer counted wrong that had one: its log line says why (the report quotes it). */
+  wrongRequestIds: string[];
   /** Requests that got no answer (an instance killed, its connections cut). */
   unanswered: number;
   requests: number;
@@ -66,7 +68,15 @@ const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(Math.random()
 
 /** The clients' shared state, and what each kind of request sends and how its answer is judged. */
 class Clients {
-  readonly ledger: Ledger = { acknowledged: new Map(), refusedNames: [], statuses: new Map(), wrong: [], unanswered: 0, requests: 0 };
+  readonly ledger: Ledger = {
+    acknowledged: new Map(),
+    refusedNames: [],
+    statuses: new Map(),
+    wrong: [],
+    wrongRequestIds: [],
+    unanswered: 0,
+    requests: 0,
+  };
   readonly managedKeys: string[] = [];
   readonly retired = new Set<string>();
   private readonly etags = new Map<number, string>();
@@ -86,11 +96,16 @@ class Clients {
     const label = `${what} ${a.status}${excused ? ' (a retired key)' : ''}`;
     this.ledger.statuses.set(label, (this.ledger.statuses.get(label) ?? 0) + 1);
     if (a.status === 0) this.ledger.unanswered += 1;
-    else if (a.status >= 500 && a.status !== 503) this.ledger.wrong.push(`${what}: ${a.status} ${JSON.stringify(a.body)}`);
+    else if (a.status >= 500 && a.status !== 503) this.noteWrong(`${what}: ${a.status} ${JSON.stringify(a.body)}`, a);
     return a.status !== 0 && !excused && (a.status < 500 || a.status === 503);
   }
   wrong(what: string, a: Answer, why: string): void {
-    this.ledger.wrong.push(`${what}: ${why} (answered ${a.status} ${JSON.stringify(a.body).slice(0, 300)})`);
+    this.noteWrong(`${what}: ${why} (answered ${a.status} ${JSON.stringify(a.body).slice(0, 300)})`, a);
+  }
+  private noteWrong(text: string, a: Answer): void {
+    const id = a.headers.get('x-request-id');
+    this.ledger.wrong.push(id === null ? text : `${text} [X-Request-Id ${id}]`);
+    if (id !== null) this.ledger.wrongRequestIds.push(id);
   }
 
   chooseKey(): string {
