@@ -6,8 +6,8 @@
  * front of each node) on a pg_auto_failover pair. Needs pg_auto_failover and PgBouncer (Debian's
  * packages) and root or the postgres user, as the system tests that use them. Exits 1 unless there
  * were 0 acknowledged creates lost, 0 refused creates stored, 0 wrong answers (5xx other than 503
- * included), every instance serving again after each fault, and (runs of 20 minutes or more) RSS
- * growing under 10% over the second half. docs/operations.md, "The soak", says what each check means.
+ * included), every instance serving again after each fault, every storm's silent connections closed
+ * by the server, and (runs of 20 minutes or more) RSS growing under 10% over the second half. docs/operations.md, "The soak", says what each check means.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { runTool } from '../lib/tool';
 import { FAULTS, inject } from './faults';
 import { type Instance, eventLoopP99Ms, recordRss, rssMiB, serving, startInstance } from './instances';
 import { startKeyChurn } from './keys';
-import { loggedLines, report, type Sample } from './report';
+import { type Fault, loggedLines, report, type Sample } from './report';
 import { startTraffic } from './traffic';
 
 /** How long an instance may take to serve again after a fault before the run counts it as not recovered. */
@@ -104,16 +104,16 @@ async function main(argv: string[]): Promise<number> {
     await sleep(Math.min(30_000, faultEveryMs / 2));
     await sample('start');
     let middleTaken = false;
-    const faults: { what: string; recoveredMs: (number | undefined)[] }[] = [];
+    const faults: Fault[] = [];
     for (let n = 0; Date.now() + faultEveryMs < end; n++) {
       await sleep(faultEveryMs);
       if (!middleTaken && Date.now() >= started + (end - started) / 2) {
         await sample('middle');
         middleTaken = true;
       }
-      const what = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], { cluster, bouncers, instances });
+      const { what, silentHeld } = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], { cluster, bouncers, instances });
       const recoveredMs = await Promise.all(instances.map((i) => serving(i, bootstrapKey, RECOVERY_MS)));
-      faults.push({ what, recoveredMs });
+      faults.push({ what, silentHeld, recoveredMs });
       say(`${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
     }
     if (!middleTaken) await sample('middle');

@@ -2,6 +2,7 @@ import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Sql } from '../../src/store/db';
+import { STORM_MS } from './faults';
 import type { RssReading } from './instances';
 import type { KeyChurn } from './keys';
 import type { Traffic } from './traffic';
@@ -19,11 +20,19 @@ const FLAT = 0.1;
 /** Runs this long or longer assert it: a shorter one's second half is still warming up. */
 const FLAT_FROM_MINUTES = 20;
 
+/** A fault as the run injected it, and how long each instance took to serve again (undefined: never). */
+export interface Fault {
+  what: string;
+  /** A storm's connections the server had not closed at its end (STORM_MS). */
+  silentHeld?: number;
+  recoveredMs: (number | undefined)[];
+}
+
 interface Run {
   minutes: number;
   traffic: Traffic;
   churn: KeyChurn;
-  faults: { what: string; recoveredMs: (number | undefined)[] }[];
+  faults: Fault[];
   samples: Sample[];
   /** Each process's RSS, read every 10 s, by pid. */
   rssSeries: Map<number, RssReading[]>;
@@ -109,6 +118,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
     return [{ pid: m.pid, fitted }];
   });
   const highest = Math.max(...growth.map((g) => g.fitted ?? Number.POSITIVE_INFINITY));
+  const held = faults.reduce((n, f) => n + (f.silentHeld ?? 0), 0);
   const checks: [string, boolean][] = [
     [`acknowledged creates lost: ${lost.length} of ${acknowledged.length}`, lost.length === 0],
     [
@@ -121,6 +131,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
       `faults after which an instance never served again: ${faults.filter((f) => f.recoveredMs.includes(undefined)).length}`,
       faults.every((f) => !f.recoveredMs.includes(undefined)),
     ],
+    [`silent connections a storm left open past ${STORM_MS / 1000} s (HEADERS_TIMEOUT_MS, 10 s): ${held}`, held === 0],
     [
       `RSS growth over the second half along a least-squares line, highest: ${growth.length ? pct(highest) : 'no process lived through it'}${minutes < FLAT_FROM_MINUTES ? ` (asserted from ${FLAT_FROM_MINUTES} min)` : ''}`,
       minutes < FLAT_FROM_MINUTES || (growth.length > 0 && highest < FLAT),
