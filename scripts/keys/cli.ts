@@ -6,7 +6,7 @@
  *   rotate ID [--grace 24h] [--expires 90d]
  *   revoke ID
  *
- * Every command takes --actor NAME (who, for the audit; default: the OS user) and --json. A key
+ * Every command takes --actor NAME (who, for the audit; default: the OS user), --json and --timeout. A key
  * is printed once, by create and rotate; every create, rotate and revoke is a row of
  * api_key_audit and one JSON line on stderr. The database is DATABASE_URL's, or without it the
  * embedded one of a running `npm start` (or its data directory, opened here when none runs).
@@ -37,7 +37,8 @@ const USAGE = `npm run keys -- <command> [options]
         .flatMap(([op, reqs]) => (reqs.some((r) => (r as readonly string[]).includes(s)) ? [op] : []))
         .join(', ')})`,
   ).join(', ')}
-  Every command: --actor NAME (recorded in the audit; default the OS user), --json.
+  Every command: --actor NAME (recorded in the audit; default the OS user), --json, --timeout SECONDS
+  (30: past it the command ends, and what it changed, if anything, is not known).
   Database: DATABASE_URL, or the embedded one of npm start.`;
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;

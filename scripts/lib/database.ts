@@ -24,8 +24,14 @@ export function scratchServerUrl(tool: string): string | undefined {
   return url;
 }
 
+/** The service's database, opened for a tool; `close` ends its connection (`timeout`: seconds its queries get, default all they need). */
+export interface ServiceDatabase {
+  sql: Sql;
+  close(options?: { timeout?: number }): Promise<void>;
+}
+
 /** The database: DATABASE_URL's; else a running npm start's embedded one; else its data directory, opened here. */
-export async function openServiceDatabase(): Promise<{ sql: Sql; close: () => Promise<void> }> {
+export async function openServiceDatabase(): Promise<ServiceDatabase> {
   const config = loadConfig(process.env);
   let embedded: EmbeddedPostgres | undefined;
   let url = config.databaseUrl ?? runningEmbeddedUrl(config.pgliteDataDir);
@@ -38,8 +44,8 @@ export async function openServiceDatabase(): Promise<{ sql: Sql; close: () => Pr
   await migrate(sql);
   return {
     sql,
-    close: async () => {
-      await sql.end();
+    close: async ({ timeout }: { timeout?: number } = {}) => {
+      await sql.end(timeout === undefined ? undefined : { timeout });
       await embedded?.stop();
     },
   };

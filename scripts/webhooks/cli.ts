@@ -27,7 +27,8 @@ const USAGE = `npm run webhooks -- <command> [options]
                             send an event again, with a fresh timestamp and signature (the same webhook-id)
   deliveries ID [--limit N] an endpoint's last deliveries (default 50): state, attempts, last outcome
 
-  Every command: --json. Database: DATABASE_URL, or the embedded one of npm start.`;
+  Every command: --json, --timeout SECONDS (30: past it the command ends, and what it changed, if any, is not known).
+  Database: DATABASE_URL, or the embedded one of npm start.`;
 
 const endpointsTable = (endpoints: EndpointListing[]) =>
   table([

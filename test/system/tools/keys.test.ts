@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Sql, connect } from '../../../src/store/db';
@@ -120,6 +121,29 @@ describe('npm run keys', () => {
     const r = await keys(['revoke', 'asa_000000000000']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('No API key has the id "asa_000000000000"');
+  }, 30_000);
+
+  test('when the database does not answer, then a command ends at its --timeout with exit 1, saying that its outcome is not known', async () => {
+    // A server that accepts connections and never says a word: a frozen PostgreSQL, as a client sees one.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/postgres`;
+      const r = await keys(['revoke', 'asa_000000000000', '--timeout', '1'], { DATABASE_URL: url });
+      expect({ status: r.status, stderr: r.stderr.trim() }).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(
+          /^revoke: not done within 1 s \(the database did not answer\): what it changed, if anything, is not known;/,
+        ),
+      });
+      const refused = await keys(['list', '--timeout', '0'], { DATABASE_URL: url });
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain('--timeout must be a whole number of seconds from 1 to 3600, got "0"');
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   }, 30_000);
 
   test('when npm start runs on the embedded PostgreSQL, then npm run keys (no DATABASE_URL) issues a key that server accepts at once, and revokes it', async () => {
