@@ -22,9 +22,15 @@ export const pgbouncerUnavailable = (): string | undefined => (BINARY ? undefine
 
 /**
  * Starts PgBouncer in `poolMode` in front of the PostgreSQL on 127.0.0.1:`backendPort`, with
- * its settings as shipped (no ignore_startup_parameters): what a new user would run.
+ * its settings as shipped (no ignore_startup_parameters): what a new user would run; `settings`
+ * adds lines to its [pgbouncer] section (the soak's `server_login_retry`, docs/operations.md).
  */
-export async function startPgBouncer(backendPort: number, poolMode: 'session' | 'transaction', poolSize = 20): Promise<PgBouncer> {
+export async function startPgBouncer(
+  backendPort: number,
+  poolMode: 'session' | 'transaction',
+  poolSize = 20,
+  settings: Record<string, string | number> = {},
+): Promise<PgBouncer> {
   if (!BINARY) throw new Error(pgbouncerUnavailable());
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-pgbouncer-'));
   const port = await freePort();
@@ -43,6 +49,7 @@ export async function startPgBouncer(backendPort: number, poolMode: 'session' | 
       'max_client_conn = 1000',
       `default_pool_size = ${poolSize}`,
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
+      ...Object.entries(settings).map(([name, value]) => `${name} = ${value}`),
       '',
     ].join('\n'),
   );

@@ -69,7 +69,9 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     await migrate(admin);
-    for (const node of cluster.nodes) bouncers.push(await startPgBouncer(node.port, 'transaction', 10));
+    // server_login_retry as docs/operations.md advises in front of a failover pair: one login refused while a server
+    // restarts (shutting down, starting up) otherwise refuses every new server connection for 15 s.
+    for (const node of cluster.nodes) bouncers.push(await startPgBouncer(node.port, 'transaction', 10, { server_login_retry: 1 }));
     const bootstrapKey = randomBytes(24).toString('base64url');
     const metricsToken = randomBytes(24).toString('base64url');
     const env = {
