@@ -113,10 +113,12 @@ async function main(argv: string[]): Promise<number> {
         await sample('middle');
         middleTaken = true;
       }
+      // When it began (UTC), to be found in the instances', PgBouncers' and nodes' logs.
+      const at = new Date().toISOString().slice(11, 19);
       const { what, silentHeld } = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], { cluster, bouncers, instances });
       const recoveredMs = await Promise.all(instances.map((i) => serving(i, bootstrapKey, RECOVERY_MS)));
-      faults.push({ what, silentHeld, recoveredMs });
-      say(`${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
+      faults.push({ at, what, silentHeld, recoveredMs });
+      say(`${at} ${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
     }
     if (!middleTaken) await sample('middle');
     while (Date.now() < end) await sleep(1_000);

@@ -22,6 +22,8 @@ const FLAT_FROM_MINUTES = 20;
 
 /** A fault as the run injected it, and how long each instance took to serve again (undefined: never). */
 export interface Fault {
+  /** When it began: HH:MM:SS, UTC. */
+  at: string;
   what: string;
   /** A storm's connections the server had not closed at its end (STORM_MS). */
   silentHeld?: number;
@@ -88,7 +90,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
   );
   say('faults:');
   for (const f of faults)
-    say(`  ${f.what}; serving again after ${f.recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
+    say(`  ${f.at} ${f.what}; serving again after ${f.recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
   say('processes (RSS MiB at start / middle / end, by pid; event-loop p99 ms per instance):');
   const pids = [...new Set(samples.flatMap((s) => s.processes.map((p) => `${p.instance} ${p.pid}`)))];
   for (const key of pids) {
