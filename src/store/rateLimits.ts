@@ -85,6 +85,15 @@ function heldTokenAnswered(c: Counter, deadline: Deadline): Promise<void> {
   });
 }
 
+/**
+ * The most a process reserves at once (unless more requests wait). What a process holds when it dies (SIGKILL: never
+ * given back), and a reservation whose answer was lost, stay counted until the window ends: an eighth of a large
+ * limit each (125,000,000 of RATE_LIMIT's 999999999/1h) drained the soak's window in 49 minutes of killed workers
+ * and failovers, and its 3 million requests were refused as if they had made 999,999,999. Capped, each costs the
+ * window at most this; a process at 5,000 requests a second reserves 5 times a second.
+ */
+export const MAX_RESERVATION = 1_000;
+
 type Warn = (err: unknown, what: string) => void;
 type WindowCounts = ReturnType<typeof windowCounts>;
 
@@ -144,7 +153,7 @@ function answered(c: Counter | undefined, decision: RateDecision, settled: WeakS
  * reservation (one statement) is granted only out of what the window has left. So however the
  * requests arrive, and across any number of instances and workers on one database, no more
  * than `limit` requests are let through in a window. Most requests cost no round trip: a process
- * reserves an eighth of what is left (at least one, and at least as many as are waiting), and
+ * reserves an eighth of what is left (at least one, at most MAX_RESERVATION, and at least as many as are waiting), and
  * gives back what it has not spent once the client has been idle on it for `idleMs` (the server's
  * flush timer), so that a client whose traffic moves to other instances is not refused early for long.
  *
@@ -177,7 +186,7 @@ export function createRateLimiter(
   const reserve = (clientId: string, c: Counter, deadline?: Deadline): Promise<void> =>
     (c.reserving ??= (async () => {
       const left = Math.max(0, limit - c.total);
-      const want = Math.max(1, Math.min(left, Math.max(Math.floor(left / 8), c.waiting)));
+      const want = Math.max(1, Math.min(left, Math.max(Math.min(Math.floor(left / 8), MAX_RESERVATION), c.waiting)));
       try {
         const { count, granted } = await counts.reserve(clientId, c.window, want, deadline);
         c.tokens += granted;

@@ -2,7 +2,7 @@ import { bootstrapClientId } from '../../../src/http/auth';
 import { createApp } from '../../../src/app';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { type RateDecision, type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
+import { MAX_RESERVATION, type RateDecision, type RateLimiter, createRateLimiter } from '../../../src/store/rateLimits';
 import {
   API_KEY,
   OTHER_API_KEY,
@@ -150,6 +150,20 @@ describe('tokens held by requests still being answered', () => {
     const started = Date.now();
     expect((await limiter.take(client)).allowed).toBe(false);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('reservations held by processes that die', () => {
+  test('when 200 processes each reserve for a key with a very large limit and die without giving back, then each cost at most MAX_RESERVATION and the next is let through', async () => {
+    const { logging } = captureLogs('silent');
+    const huge = { requests: 999_999_999, windowSeconds: WINDOW };
+    const client = 'dying-processes-client';
+    // Each limiter stands for a process: one request, then gone as after SIGKILL (nothing given back).
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 200; i++) allowed.push((await createRateLimiter(t.sql, huge, logging.logger).take(client)).allowed);
+    expect(allowed.filter((a) => !a)).toHaveLength(0);
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${client}`).toEqual([{ count: 200 * MAX_RESERVATION }]);
+    expect(await createRateLimiter(t.sql, huge, logging.logger).take(client)).toMatchObject({ allowed: true });
   });
 });
 
