@@ -19,7 +19,7 @@ import { autoFailoverUnavailable, createAutoFailover } from '../lib/autoFailover
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../lib/pgbouncer';
 import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd } from '../lib/processes';
 import { runTool } from '../lib/tool';
-import { FAULTS, inject } from './faults';
+import { FAULTS, type Stage, inject } from './faults';
 import { type Instance, eventLoopP99Ms, recordRss, rssMiB, serving, startInstance } from './instances';
 import { startKeyChurn } from './keys';
 import { type Fault, loggedLines, report, type Sample } from './report';
@@ -35,6 +35,40 @@ async function takeSample(label: string, instances: Instance[], metricsToken: st
   const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
   say(`sample ${label}: RSS ${processes.map((p) => `${p.pid} ${p.rssMiB} MiB`).join(', ')}; event loop p99 ${delays.join(', ')} ms`);
   return { label, at: new Date().toISOString(), processes, eventLoopP99Ms: delays };
+}
+
+/**
+ * The faults, one every `faultEveryMs` until `end`, each followed by the wait until every instance serves again;
+ * the middle sample is taken when the run's second half begins.
+ */
+async function runSchedule(
+  stage: Stage,
+  o: {
+    bootstrapKey: string;
+    faultEveryMs: number;
+    started: number;
+    end: number;
+    sample: (label: string) => Promise<void>;
+    say: (line: string) => void;
+  },
+): Promise<Fault[]> {
+  let middleTaken = false;
+  const faults: Fault[] = [];
+  for (let n = 0; Date.now() + o.faultEveryMs < o.end; n++) {
+    await sleep(o.faultEveryMs);
+    if (!middleTaken && Date.now() >= o.started + (o.end - o.started) / 2) {
+      await o.sample('middle');
+      middleTaken = true;
+    }
+    // When it began (UTC), to be found in the instances', PgBouncers' and nodes' logs.
+    const at = new Date().toISOString().slice(11, 19);
+    const { what, silentHeld } = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], stage);
+    const recoveredMs = await Promise.all(stage.instances.map((i) => serving(i, o.bootstrapKey, RECOVERY_MS)));
+    faults.push({ at, what, silentHeld, recoveredMs });
+    o.say(`${at} ${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
+  }
+  if (!middleTaken) await o.sample('middle');
+  return faults;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -105,22 +139,7 @@ async function main(argv: string[]): Promise<number> {
     const end = started + minutes * 60_000;
     await sleep(Math.min(30_000, faultEveryMs / 2));
     await sample('start');
-    let middleTaken = false;
-    const faults: Fault[] = [];
-    for (let n = 0; Date.now() + faultEveryMs < end; n++) {
-      await sleep(faultEveryMs);
-      if (!middleTaken && Date.now() >= started + (end - started) / 2) {
-        await sample('middle');
-        middleTaken = true;
-      }
-      // When it began (UTC), to be found in the instances', PgBouncers' and nodes' logs.
-      const at = new Date().toISOString().slice(11, 19);
-      const { what, silentHeld } = await inject(FAULTS[n % FAULTS.length] as (typeof FAULTS)[number], { cluster, bouncers, instances });
-      const recoveredMs = await Promise.all(instances.map((i) => serving(i, bootstrapKey, RECOVERY_MS)));
-      faults.push({ at, what, silentHeld, recoveredMs });
-      say(`${at} ${what}; serving again after ${recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
-    }
-    if (!middleTaken) await sample('middle');
+    const faults = await runSchedule({ cluster, bouncers, instances }, { bootstrapKey, faultEveryMs, started, end, sample, say });
     while (Date.now() < end) await sleep(1_000);
     await sample('end');
     say('stopping the key churn and the load, and waiting for the cluster to settle…');
