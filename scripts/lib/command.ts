@@ -18,7 +18,7 @@ export interface OperatorTool {
 }
 
 /** How long a command may take, open and migrate included, unless `--timeout` says otherwise (seconds). */
-export const COMMAND_TIMEOUT_S = 30;
+const COMMAND_TIMEOUT_S = 30;
 
 /** `--timeout`'s seconds: a whole number from 1 to 3600. */
 function timeoutOf(text: string | undefined): number {

@@ -87,10 +87,11 @@ function heldTokenAnswered(c: Counter, deadline: Deadline): Promise<void> {
 
 /**
  * The most a process reserves at once (unless more requests wait). What a process holds when it dies (SIGKILL: never
- * given back), and a reservation whose answer was lost, stay counted until the window ends: an eighth of a large
- * limit each (125,000,000 of RATE_LIMIT's 999999999/1h) drained the soak's window in 49 minutes of killed workers
- * and failovers, and its 3 million requests were refused as if they had made 999,999,999. Capped, each costs the
- * window at most this; a process at 5,000 requests a second reserves 5 times a second.
+ * given back), and a reservation whose answer was lost, stay counted until the window ends. Uncapped, a process's
+ * first reservation in a window was an eighth of the whole limit (it does not know the count yet): with RATE_LIMIT
+ * 999999999/1h, eight worker starts (the soak kills one instance's workers every few minutes) drained the window, and
+ * its 3 million requests were refused as if they had made 999,999,999. Capped, each costs the window at most this;
+ * a process at 5,000 requests a second reserves 5 times a second.
  */
 export const MAX_RESERVATION = 1_000;
 
