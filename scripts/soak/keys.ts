@@ -51,9 +51,22 @@ const ask = (instance: Instance, key: string) =>
 /** A turn's failure in one line, to count alike ones together. */
 const reasonOf = (err: unknown) => ((err as Error).message ?? String(err)).split('\n')[0]?.slice(0, 160) ?? '';
 
+/** Until every instance has answered the key with something other than 401 four times in a row (or `stopped`). */
+async function honoured(instances: Instance[], key: string, stopped: () => boolean): Promise<void> {
+  const until = Date.now() + STEP_MS;
+  for (const instance of instances)
+    for (let inARow = 0; inARow < 4;) {
+      if (stopped()) return;
+      if (Date.now() > until) throw new StepTimeout(`a new key: not honoured by ${instance.name} within ${STEP_MS} ms`);
+      const a = await ask(instance, key);
+      inARow = a.status !== 401 && a.status !== 0 ? inARow + 1 : 0;
+      if (inARow === 0) await sleep(100);
+    }
+}
+
 /**
  * Every `everyMs`, an operator's turn, as `npm run keys` does it on the database: a key made (handed to the clients
- * once every worker honours it), one rotated with no grace, one revoked. After each revocation the key is sent to
+ * 1 s after its commit, once every instance honours it), one rotated with no grace, one revoked. After each revocation the key is sent to
  * every instance for 3 s: anything it is served more than 1 s after the commit is a wrong answer. `open` gives the
  * operator's connection to the primary; one whose command passed its deadline is ended and a new one opened.
  */
@@ -77,18 +90,6 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
     }
   };
   const retire = (key: string) => retireFrom(traffic, key);
-  /** Until every worker of every instance has answered the key with something other than 401 four times in a row. */
-  const honoured = async (key: string) => {
-    const until = Date.now() + STEP_MS;
-    for (const instance of instances())
-      for (let inARow = 0; inARow < 4;) {
-        if (stopped) return;
-        if (Date.now() > until) throw new StepTimeout(`a new key: not honoured by ${instance.name} within ${STEP_MS} ms`);
-        const a = await ask(instance, key);
-        inARow = a.status !== 401 && a.status !== 0 ? inARow + 1 : 0;
-        if (inARow === 0) await sleep(100);
-      }
-  };
   const probeRevoked = async (key: string, committedAt: number) => {
     let last = Number.NEGATIVE_INFINITY;
     while (Date.now() < committedAt + 3_000)
@@ -106,23 +107,31 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
     churn.lastServedAfterMs.push(last);
   };
 
-  /** A key just issued, to the clients once every worker honours it. */
-  const handOut = async ({ key, listing }: IssuedKey) => {
-    await honoured(key);
+  /**
+   * A key just issued (its command returned at `committedAt`), to the clients once the bound has passed since its
+   * commit and every instance honours it. The bound first: the checks reach a worker only as the instance's primary
+   * hands it their connections, so four answers in a row may all come from one worker, while the other is still
+   * within its 250 ms poll (a 401 there 252 ms after the commit was counted wrong, before this wait).
+   */
+  const handOut = async ({ key, listing }: IssuedKey, committedAt: number) => {
+    await sleep(Math.max(0, committedAt + BOUND_MS - Date.now()));
+    await honoured(instances(), key, () => stopped);
     if (stopped) return;
     traffic.managedKeys.push(key);
     live.push({ id: listing.id, key });
   };
 
   const turn = async (n: number) => {
-    await handOut(
-      await command('createKey', (s) => createKey(s, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' })),
+    const made = await command('createKey', (s) =>
+      createKey(s, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' }),
     );
+    await handOut(made, Date.now());
     churn.made += 1;
     if (live.length >= 3 && !stopped) {
       const old = live.shift() as { id: string; key: string };
       retire(old.key);
-      await handOut(await command('rotateKey', (s) => rotateKey(s, { id: old.id, graceSeconds: 0, actor: 'soak' })));
+      const successor = await command('rotateKey', (s) => rotateKey(s, { id: old.id, graceSeconds: 0, actor: 'soak' }));
+      await handOut(successor, Date.now());
       churn.rotated += 1;
     }
     if (live.length >= 3 && !stopped) {
