@@ -152,7 +152,8 @@ async function main(argv: string[]): Promise<number> {
     // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
     if (status === 0) rmSync(dir, { recursive: true, force: true });
     else {
-      for (const line of await loggedLines(dir, traffic.ledger.wrongRequestIds)) say(`  logged: ${line}`);
+      const requestIds = traffic.ledger.wrong.flatMap((w) => w.requestId ?? []);
+      for (const line of await loggedLines(dir, requestIds)) say(`  logged: ${line}`);
       say(`the instances' logs are in ${dir}`);
     }
     return status;

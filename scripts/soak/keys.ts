@@ -99,22 +99,22 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
         if (a.status !== 401 && a.status !== 503 && a.status !== 0) {
           last = Math.max(last, sentAt - committedAt);
           if (sentAt > committedAt + BOUND_MS)
-            traffic.ledger.wrong.push(
-              `revoked key served ${a.status} by ${instance.name}, ${sentAt - committedAt} ms after its revocation`,
-            );
+            traffic.ledger.wrong.push({
+              text: `revoked key served ${a.status} by ${instance.name}, ${sentAt - committedAt} ms after its revocation`,
+            });
         }
       }
     churn.lastServedAfterMs.push(last);
   };
 
   /**
-   * A key just issued (its command returned at `committedAt`), to the clients once the bound has passed since its
-   * commit and every instance honours it. The bound first: the checks reach a worker only as the instance's primary
+   * A key just issued (its command has just returned: committed), to the clients once the bound has passed since
+   * its commit and every instance honours it. The bound first: the checks reach a worker only as the instance's primary
    * hands it their connections, so four answers in a row may all come from one worker, while the other is still
    * within its 250 ms poll (a 401 there 252 ms after the commit was counted wrong, before this wait).
    */
-  const handOut = async ({ key, listing }: IssuedKey, committedAt: number) => {
-    await sleep(Math.max(0, committedAt + BOUND_MS - Date.now()));
+  const handOut = async ({ key, listing }: IssuedKey) => {
+    await sleep(BOUND_MS);
     await honoured(instances(), key, () => stopped);
     if (stopped) return;
     traffic.managedKeys.push(key);
@@ -122,16 +122,14 @@ export function startKeyChurn(open: () => Sql, instances: () => Instance[], traf
   };
 
   const turn = async (n: number) => {
-    const made = await command('createKey', (s) =>
-      createKey(s, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' }),
+    await handOut(
+      await command('createKey', (s) => createKey(s, { client: `soak-${runId}-${n}`, scopes: ['pets:read', 'pets:write'], actor: 'soak' })),
     );
-    await handOut(made, Date.now());
     churn.made += 1;
     if (live.length >= 3 && !stopped) {
       const old = live.shift() as { id: string; key: string };
       retire(old.key);
-      const successor = await command('rotateKey', (s) => rotateKey(s, { id: old.id, graceSeconds: 0, actor: 'soak' }));
-      await handOut(successor, Date.now());
+      await handOut(await command('rotateKey', (s) => rotateKey(s, { id: old.id, graceSeconds: 0, actor: 'soak' })));
       churn.rotated += 1;
     }
     if (live.length >= 3 && !stopped) {

@@ -139,7 +139,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
       minutes < FLAT_FROM_MINUTES || (growth.length > 0 && highest < FLAT),
     ],
   ];
-  for (const w of ledger.wrong.slice(0, 20)) say(`  wrong: ${w}`);
+  for (const w of ledger.wrong.slice(0, 20)) say(`  wrong: ${w.text}${w.requestId === undefined ? '' : ` [X-Request-Id ${w.requestId}]`}`);
   for (const p of lost.slice(0, 20)) say(`  lost: ${JSON.stringify(p)} stored as ${JSON.stringify(stored.get(p.id))}`);
   say('checks:');
   for (const [line, ok] of checks) say(`  ${ok ? 'ok  ' : 'FAIL'} ${line}`);

@@ -28,9 +28,8 @@ export interface Ledger {
   refusedNames: string[];
   /** How many answers of each kind: `<what> <status>`. */
   statuses: Map<string, number>;
-  wrong: string[];
-  /** The X-Request-Id of each answer counted wrong that had one: its log line says why (the report quotes it). */
-  wrongRequestIds: string[];
+  /** Each wrong answer, said, with its X-Request-Id when it had one: its log line says why (the report quotes it). */
+  wrong: { text: string; requestId?: string }[];
   /** Requests that got no answer (an instance killed, its connections cut). */
   unanswered: number;
   requests: number;
@@ -73,7 +72,6 @@ class Clients {
     refusedNames: [],
     statuses: new Map(),
     wrong: [],
-    wrongRequestIds: [],
     unanswered: 0,
     requests: 0,
   };
@@ -103,9 +101,7 @@ class Clients {
     this.noteWrong(`${what}: ${why} (answered ${a.status} ${JSON.stringify(a.body).slice(0, 300)})`, a);
   }
   private noteWrong(text: string, a: Answer): void {
-    const id = a.headers.get('x-request-id');
-    this.ledger.wrong.push(id === null ? text : `${text} [X-Request-Id ${id}]`);
-    if (id !== null) this.ledger.wrongRequestIds.push(id);
+    this.ledger.wrong.push({ text, requestId: a.headers.get('x-request-id') ?? undefined });
   }
 
   chooseKey(): string {
@@ -199,7 +195,7 @@ class Clients {
     if (this.stopped) return;
     const missing = [...before].filter((id) => !seen.has(id));
     if (missing.length > 0)
-      this.ledger.wrong.push(`walk: ${missing.length} acknowledged animals never met (${missing.slice(0, 5).join(', ')})`);
+      this.ledger.wrong.push({ text: `walk: ${missing.length} acknowledged animals never met (${missing.slice(0, 5).join(', ')})` });
   }
 
   async mcpCall() {
@@ -251,7 +247,9 @@ export function startTraffic(origins: () => string[], bootstrapKey: string, clie
     while (!c.stopped) {
       const unanswered = ledger.unanswered;
       // A throw here is the soak's own bug: counted as a wrong answer, so that the run fails and still cleans up.
-      await next()().catch((err: unknown) => void ledger.wrong.push(`the soak itself threw: ${(err as Error).stack ?? String(err)}`));
+      await next()().catch(
+        (err: unknown) => void ledger.wrong.push({ text: `the soak itself threw: ${(err as Error).stack ?? String(err)}` }),
+      );
       // No answer (an instance down, refusing connections): a client backs off rather than spin.
       if (ledger.unanswered > unanswered) await sleep(200);
     }
