@@ -10,7 +10,7 @@
  * by the server, and (runs of 20 minutes or more) RSS growing under 10% over the second half. docs/operations.md, "The soak", says what each check means.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../../src/store/db';
@@ -20,7 +20,7 @@ import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../lib/pgb
 import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd } from '../lib/processes';
 import { runTool } from '../lib/tool';
 import { FAULTS, type Stage, inject } from './faults';
-import { type Instance, eventLoopP99Ms, recordRss, rssMiB, serving, startInstance } from './instances';
+import { type Instance, eventLoopP99Ms, recordHeap, recordRss, reportOnSignal, rssMiB, serving, startInstance } from './instances';
 import { startKeyChurn } from './keys';
 import { type Fault, loggedLines, report, type Sample } from './report';
 import { startTraffic } from './traffic';
@@ -71,6 +71,27 @@ async function runSchedule(
   return faults;
 }
 
+/**
+ * The instances' environment, as production's: cluster mode, the poolers' addresses with target_session_attrs, every
+ * feature on (the rate limiter with a limit the load never reaches), and each process writing its diagnostic report
+ * into `reports` on SIGUSR2 (the heap readings beside the RSS ones).
+ */
+function productionEnv(bouncers: PgBouncer[], o: { bootstrapKey: string; metricsToken: string; reports: string }): NodeJS.ProcessEnv {
+  mkdirSync(o.reports);
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: `postgres://postgres@${bouncers.map((b) => `127.0.0.1:${b.port}`).join(',')}/postgres?target_session_attrs=primary`,
+    DATABASE_POOL_MODE: 'transaction',
+    WEB_CONCURRENCY: '2',
+    API_KEYS: o.bootstrapKey,
+    METRICS_TOKEN: o.metricsToken,
+    MCP_ENABLED: 'true',
+    RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+    LOG_LEVEL: 'info',
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${reportOnSignal(o.reports)}`.trim(),
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const minutes = positiveIntegerOption(argv, 'minutes', 60);
   const clients = positiveIntegerOption(argv, 'clients', 12);
@@ -107,18 +128,9 @@ async function main(argv: string[]): Promise<number> {
     // restarts (shutting down, starting up) otherwise refuses every new server connection for 15 s.
     for (const node of cluster.nodes) bouncers.push(await startPgBouncer(node.port, 'transaction', 10, { server_login_retry: 1 }));
     const bootstrapKey = randomBytes(24).toString('base64url');
+    const reports = path.join(dir, 'reports');
     const metricsToken = randomBytes(24).toString('base64url');
-    const env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: `postgres://postgres@${bouncers.map((b) => `127.0.0.1:${b.port}`).join(',')}/postgres?target_session_attrs=primary`,
-      DATABASE_POOL_MODE: 'transaction',
-      WEB_CONCURRENCY: '2',
-      API_KEYS: bootstrapKey,
-      METRICS_TOKEN: metricsToken,
-      MCP_ENABLED: 'true',
-      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
-      LOG_LEVEL: 'info',
-    };
+    const env = productionEnv(bouncers, { bootstrapKey, metricsToken, reports });
     for (const name of ['instance 1', 'instance 2'])
       instances.push(await startInstance(name, env, path.join(dir, `${name.replace(' ', '-')}.log`)));
     say(`${instances.map((i) => `${i.name} at ${i.origin}`).join(', ')}; logs in ${dir}`);
@@ -133,6 +145,7 @@ async function main(argv: string[]): Promise<number> {
     );
     const samples: Sample[] = [];
     const rss = recordRss(() => instances, 10_000);
+    const heap = recordHeap(() => instances, 60_000, reports);
     const sample = async (label: string) => void samples.push(await takeSample(label, instances, metricsToken, say));
 
     const started = Date.now();
@@ -144,11 +157,22 @@ async function main(argv: string[]): Promise<number> {
     await sample('end');
     say('stopping the key churn and the load, and waiting for the cluster to settle…');
     rss.stop();
+    heap.stop();
     await churn.stop();
     await traffic.stop();
     await cluster.settled();
 
-    const status = await report({ minutes, traffic, churn, faults, samples, rssSeries: rss.series, sql: admin, say });
+    const status = await report({
+      minutes,
+      traffic,
+      churn,
+      faults,
+      samples,
+      rssSeries: rss.series,
+      heapSeries: heap.series,
+      sql: admin,
+      say,
+    });
     // The instances' logs are kept when a check failed (they say what each answered), and go when none did.
     if (status === 0) rmSync(dir, { recursive: true, force: true });
     else {

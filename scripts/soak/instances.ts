@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { type ServerProcess, childrenOf, freePort, startProduct } from '../lib/processes';
 import { send } from './traffic';
 
@@ -58,6 +59,80 @@ export function recordRss(instances: () => Instance[], everyMs: number): { serie
       readings.push({ at: Date.now(), mib });
       series.set(pid, readings);
     }
+  }, everyMs);
+  return { series, stop: () => clearInterval(timer) };
+}
+
+/**
+ * What a process's diagnostic report says of its memory, in MiB: V8's heap in use, memory held for JavaScript outside
+ * it (Buffers), and the libuv handles it has open (sockets, timers). RSS alone cannot tell a growing heap from a
+ * growing allocator or a growing count of sockets.
+ */
+export interface HeapReading {
+  at: number;
+  usedMiB: number;
+  externalMiB: number;
+  handles: number;
+}
+
+/** The node option that makes every process of an instance write a diagnostic report into `dir` on SIGUSR2. */
+export const reportOnSignal = (dir: string) => `--report-on-signal --report-signal=SIGUSR2 --report-compact --report-directory=${dir}`;
+
+const MIB = 1024 * 1024;
+
+/**
+ * One reading of `pid`'s heap: a SIGUSR2 asks it for its report (written into `dir` by the process itself, in a few
+ * ms), which is read and deleted (it lists the environment, keys included). Undefined when none came within 3 s.
+ */
+export async function heapReading(pid: number, dir: string): Promise<HeapReading | undefined> {
+  const ours = (f: string) => f.startsWith('report.') && f.includes(`.${pid}.0.`) && f.endsWith('.json');
+  try {
+    process.kill(pid, 'SIGUSR2');
+  } catch {
+    return undefined;
+  }
+  for (const deadline = Date.now() + 3_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const file = readdirSync(dir).find(ours);
+    if (!file) continue;
+    // Written in one go but not atomically: a report still being written does not parse yet.
+    let report: { javascriptHeap?: { usedMemory?: number; externalMemory?: number }; libuv?: unknown[] };
+    try {
+      report = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as typeof report;
+    } catch {
+      continue;
+    }
+    rmSync(path.join(dir, file), { force: true });
+    const heap = report.javascriptHeap ?? {};
+    return {
+      at: Date.now(),
+      usedMiB: Math.round((heap.usedMemory ?? 0) / MIB),
+      externalMiB: Math.round((heap.externalMemory ?? 0) / MIB),
+      handles: report.libuv?.length ?? 0,
+    };
+  }
+  return undefined;
+}
+
+/** Every process's heap reading, by pid, every `everyMs` while the run lasts (a round not begun while one runs). */
+export function recordHeap(
+  instances: () => Instance[],
+  everyMs: number,
+  dir: string,
+): { series: Map<number, HeapReading[]>; stop(): void } {
+  const series = new Map<number, HeapReading[]>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      for (const pid of instances().flatMap((i) => i.pids())) {
+        const reading = await heapReading(pid, dir);
+        if (!reading) continue;
+        const readings = series.get(pid) ?? [];
+        readings.push(reading);
+        series.set(pid, readings);
+      }
+    })().finally(() => (busy = false));
   }, everyMs);
   return { series, stop: () => clearInterval(timer) };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Sql } from '../../src/store/db';
 import { STORM_MS } from './faults';
-import type { RssReading } from './instances';
+import type { HeapReading, RssReading } from './instances';
 import type { KeyChurn } from './keys';
 import type { Traffic } from './traffic';
 
@@ -38,6 +38,8 @@ interface Run {
   samples: Sample[];
   /** Each process's RSS, read every 10 s, by pid. */
   rssSeries: Map<number, RssReading[]>;
+  /** Each process's heap, read from its diagnostic report once a minute, by pid. */
+  heapSeries: Map<number, HeapReading[]>;
   /** The database, directly (not through the service): where acknowledged creates must be. */
   sql: Sql;
   say: (line: string) => void;
@@ -62,7 +64,7 @@ export function fittedGrowth(readings: RssReading[]): number | undefined {
 }
 
 /** Prints the run's report and returns its exit status: 0 when every check holds. */
-export async function report({ minutes, traffic, churn, faults, samples, rssSeries, sql, say }: Run): Promise<number> {
+export async function report({ minutes, traffic, churn, faults, samples, rssSeries, heapSeries, sql, say }: Run): Promise<number> {
   const { ledger } = traffic;
   const acknowledged = [...ledger.acknowledged.values()];
   const stored = new Map(
@@ -114,8 +116,13 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
         .map((r) => r.mib)
         .join(' ')}`,
     );
+    const heap = heapSeries.get(m.pid) ?? [];
     say(
-      `  ${m.pid} over the second half: ${pct((e.rssMiB - m.rssMiB) / m.rssMiB)} from the middle sample to the end's, ${pct(fitted)} along a line`,
+      `  ${m.pid} heap used / external MiB / libuv handles once a minute: ${heap.map((h) => `${h.usedMiB}/${h.externalMiB}/${h.handles}`).join(' ')}`,
+    );
+    const heapFitted = fittedGrowth(heap.filter((h) => h.at >= Date.parse(middle?.at ?? '')).map((h) => ({ at: h.at, mib: h.usedMiB })));
+    say(
+      `  ${m.pid} over the second half: ${pct((e.rssMiB - m.rssMiB) / m.rssMiB)} from the middle sample to the end's, ${pct(fitted)} along a line; heap used ${pct(heapFitted)} along a line`,
     );
     return [{ pid: m.pid, fitted }];
   });
