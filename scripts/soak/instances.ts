@@ -64,13 +64,15 @@ export function recordRss(instances: () => Instance[], everyMs: number): { serie
 }
 
 /**
- * What a process's diagnostic report says of its memory, in MiB: V8's heap in use, memory held for JavaScript outside
- * it (Buffers), and the libuv handles it has open (sockets, timers). RSS alone cannot tell a growing heap from a
+ * What a process's diagnostic report says of its memory, in MiB: V8's heap in use and its size, memory held for
+ * JavaScript outside it (Buffers), and the libuv handles it has open (sockets, timers). RSS alone cannot tell a growing heap from a
  * growing allocator or a growing count of sockets.
  */
 export interface HeapReading {
   at: number;
   usedMiB: number;
+  /** The heap's size as V8 holds it (used or not): what of the heap RSS can see. */
+  totalMiB: number;
   externalMiB: number;
   handles: number;
 }
@@ -95,7 +97,7 @@ export async function heapReading(pid: number, dir: string): Promise<HeapReading
     const file = readdirSync(dir).find(ours);
     if (!file) continue;
     // Written in one go but not atomically: a report still being written does not parse yet.
-    let report: { javascriptHeap?: { usedMemory?: number; externalMemory?: number }; libuv?: unknown[] };
+    let report: { javascriptHeap?: { usedMemory?: number; totalMemory?: number; externalMemory?: number }; libuv?: unknown[] };
     try {
       report = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as typeof report;
     } catch {
@@ -106,6 +108,7 @@ export async function heapReading(pid: number, dir: string): Promise<HeapReading
     return {
       at: Date.now(),
       usedMiB: Math.round((heap.usedMemory ?? 0) / MIB),
+      totalMiB: Math.round((heap.totalMemory ?? 0) / MIB),
       externalMiB: Math.round((heap.externalMemory ?? 0) / MIB),
       handles: report.libuv?.length ?? 0,
     };

@@ -118,7 +118,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
     );
     const heap = heapSeries.get(m.pid) ?? [];
     say(
-      `  ${m.pid} heap used / external MiB / libuv handles once a minute: ${heap.map((h) => `${h.usedMiB}/${h.externalMiB}/${h.handles}`).join(' ')}`,
+      `  ${m.pid} heap used / heap size / external MiB / libuv handles once a minute: ${heap.map((h) => `${h.usedMiB}/${h.totalMiB}/${h.externalMiB}/${h.handles}`).join(' ')}`,
     );
     const heapFitted = fittedGrowth(heap.filter((h) => h.at >= Date.parse(middle?.at ?? '')).map((h) => ({ at: h.at, mib: h.usedMiB })));
     say(
