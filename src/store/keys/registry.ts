@@ -61,11 +61,22 @@ interface KeyRow {
   revokedAt: Date | null;
 }
 
+/**
+ * `bytes` copied into memory of their own. postgres.js parses a bytea into a small Buffer cut from Node's shared
+ * 8 KiB pool; kept for as long as its key is (the process's life), each digest kept a whole slab alive: 8 KiB for
+ * 32 bytes, +9 MiB in each worker over the soak's hour of key churn (docs/operations.md, "The soak").
+ */
+function ownCopy(bytes: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
 const recordOf = (row: KeyRow): ApiKeyRecord => ({
   id: row.id,
   clientId: row.clientId,
   client: row.client,
-  digest: row.digest,
+  digest: ownCopy(row.digest),
   scopes: new Set(row.scopes.split(' ')),
   expiresAt: row.expiresAt?.getTime(),
   expiresHeader: row.expiresAt?.toUTCString(),
