@@ -7,8 +7,9 @@
  * a 3 s warm-up, and stopped; the samples
  * of the loaded window are attributed, by the code on top of the stack, to the package (or
  * Node's own code, our src/ folders, garbage collection) they ran in. Prints, per scenario, the
- * sampled busy CPU per request and each part's µs per request, and the functions with the most
- * time of their own. `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP
+ * sampled busy CPU per request and each part's µs per request; the same time by owner (each sample charged
+ * to the nearest package or src/ folder on its stack, so that express, the log line and postgres.js are each
+ * counted with what they call in Node and V8); and the functions with the most time of their own. `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP
  * section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
  */
 import { randomBytes } from 'node:crypto';
@@ -54,6 +55,99 @@ function partOf(url: string, functionName: string): string {
   const ours = /\/dist\/(src|scripts)\/([^/]+)/.exec(url);
   if (ours) return `${ours[1]}/${ours[2]}`.replace(/\.js$/, '');
   return url === '' ? `native: ${functionName}` : url;
+}
+
+/** express and the packages only it uses: what an API request pays for when it passes through express's app. */
+const EXPRESS = new Set([
+  'express',
+  'router',
+  'body-parser',
+  'finalhandler',
+  'on-finished',
+  'parseurl',
+  'encodeurl',
+  'escape-html',
+  'statuses',
+  'type-is',
+  'content-type',
+  'accepts',
+  'negotiator',
+  'mime-types',
+  'fresh',
+  'etag',
+  'proxy-addr',
+  'forwarded',
+  'qs',
+  'depd',
+  'debug',
+  'vary',
+  'http-errors',
+  'setprototypeof',
+  'ee-first',
+  'path-to-regexp',
+  'send',
+  'serve-static',
+  'range-parser',
+  'cookie',
+  'cookie-signature',
+]);
+/** The request log line: pino, its writer (sonic-boom) and our line writer and destination. */
+const LOG = new Set([
+  'pino',
+  'sonic-boom',
+  'src/ops/logger',
+  'on-exit-leak-free',
+  'quick-format-unescaped',
+  'fast-redact',
+  'pino-std-serializers',
+]);
+
+/**
+ * Who a frame's time is charged to when its time and that of what it calls are counted together: the nearest frame
+ * of the stack, from the top down, in a package or in our src/ (node's own code, V8 builtins and natives are charged
+ * to their caller), grouped as express, the log line, postgres.js, our src/ folders; none: node:http and the runtime.
+ */
+function ownerOf(parts: string[]): string {
+  for (const part of parts) {
+    if (part.startsWith('node:') || part.startsWith('native: ') || part.startsWith('V8 ') || part === 'garbage collection') continue;
+    if (EXPRESS.has(part)) return 'express (app, router, decoration)';
+    if (LOG.has(part)) return 'the log line (pino, sonic-boom, src/ops/logger)';
+    return part;
+  }
+  return parts[0] === 'garbage collection' ? 'garbage collection' : "node's own (http, net, timers) and V8 called by it";
+}
+
+/** Time per owner (ownerOf), from each sample's whole stack. */
+function attributeByOwner(profile: CpuProfile, seconds: number): Map<string, number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const owners = new Map<number, string>();
+  const owner = (id: number): string => {
+    let known = owners.get(id);
+    if (known === undefined) {
+      const parts: string[] = [];
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const frame = byId.get(at)?.callFrame;
+        // Our log writer is a file of src/ops, told apart here: it is the log line's.
+        if (frame) parts.push(frame.url.endsWith('/src/ops/logger.js') ? 'src/ops/logger' : partOf(frame.url, frame.functionName));
+      }
+      known = ownerOf(parts);
+      owners.set(id, known);
+    }
+    return known;
+  };
+  let t = profile.startTime;
+  const stamps = profile.timeDeltas.map((d) => (t += d));
+  const from = (stamps[stamps.length - 1] ?? t) - seconds * 1e6;
+  const time = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const at = stamps[i] ?? 0;
+    if (at < from || byId.get(id)?.callFrame.functionName === '(idle)') return;
+    const o = owner(id);
+    time.set(o, (time.get(o) ?? 0) + ((stamps[i + 1] ?? at) - at));
+  });
+  return time;
 }
 
 /** Self time per part and per function within the last `seconds` of the profile (the loaded window). */
@@ -153,6 +247,9 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write('| part | µs/request | share |\n|---|---|---|\n');
       for (const [part, t] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, top))
         process.stdout.write(`| ${part} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
+      process.stdout.write('\n| owner (with what it calls in node and V8) | µs/request | share |\n|---|---|---|\n');
+      for (const [o, t] of [...attributeByOwner(profile, duration)].sort((a, b) => b[1] - a[1]).slice(0, top))
+        process.stdout.write(`| ${o} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
       process.stdout.write('\n| function (self time) | µs/request |\n|---|---|\n');
       for (const [fn, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`| ${fn} | ${us(t)} |\n`);
     }
