@@ -9,8 +9,8 @@
  * Node's own code, our src/ folders, garbage collection) they ran in. Prints, per scenario, the
  * sampled busy CPU per request and each part's µs per request; the same time by owner (each sample charged
  * to the nearest package or src/ folder on its stack, so that express, the log line and postgres.js are each
- * counted with what they call in Node and V8); and the functions with the most time of their own. `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP
- * section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
+ * counted with what they call in Node and V8); and the functions with the most time of their own.
+ * `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';

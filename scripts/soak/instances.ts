@@ -65,8 +65,8 @@ export function recordRss(instances: () => Instance[], everyMs: number): { serie
 
 /**
  * What a process's diagnostic report says of its memory, in MiB: V8's heap in use and its size, memory held for
- * JavaScript outside it (Buffers), and the libuv handles it has open (sockets, timers). RSS alone cannot tell a growing heap from a
- * growing allocator or a growing count of sockets.
+ * JavaScript outside it (Buffers), and the libuv handles it has open (sockets, timers). RSS alone cannot tell a
+ * growing heap from a growing allocator or a growing count of sockets.
  */
 export interface HeapReading {
   at: number;
