@@ -117,13 +117,12 @@ function ownerOf(parts: string[]): string {
   return parts[0] === 'garbage collection' ? 'garbage collection' : "node's own (http, net, timers) and V8 called by it";
 }
 
-/** Time per owner (ownerOf), from each sample's whole stack. */
-function attributeByOwner(profile: CpuProfile, seconds: number): Map<string, number> {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+/** Each profile node's owner (ownerOf), read from its whole stack once per node. */
+function ownersOf(profile: CpuProfile, byId: Map<number, ProfileNode>): (id: number) => string {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const owners = new Map<number, string>();
-  const owner = (id: number): string => {
+  return (id) => {
     let known = owners.get(id);
     if (known === undefined) {
       const parts: string[] = [];
@@ -137,28 +136,19 @@ function attributeByOwner(profile: CpuProfile, seconds: number): Map<string, num
     }
     return known;
   };
-  let t = profile.startTime;
-  const stamps = profile.timeDeltas.map((d) => (t += d));
-  const from = (stamps[stamps.length - 1] ?? t) - seconds * 1e6;
-  const time = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const at = stamps[i] ?? 0;
-    if (at < from || byId.get(id)?.callFrame.functionName === '(idle)') return;
-    const o = owner(id);
-    time.set(o, (time.get(o) ?? 0) + ((stamps[i + 1] ?? at) - at));
-  });
-  return time;
 }
 
-/** Self time per part and per function within the last `seconds` of the profile (the loaded window). */
+/** Self time per part and per function, and time per owner, within the last `seconds` of the profile (the loaded window). */
 function attribute(profile: CpuProfile, seconds: number) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const ownerOfNode = ownersOf(profile, byId);
   let t = profile.startTime;
   const stamps = profile.timeDeltas.map((d) => (t += d));
   const end = stamps[stamps.length - 1] ?? t;
   const from = end - seconds * 1e6;
   const parts = new Map<string, number>();
   const functions = new Map<string, number>();
+  const owners = new Map<string, number>();
   let busy = 0;
   profile.samples.forEach((id, i) => {
     const at = stamps[i] ?? 0;
@@ -172,8 +162,10 @@ function attribute(profile: CpuProfile, seconds: number) {
     parts.set(part, (parts.get(part) ?? 0) + interval);
     const fn = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|dist)\//, '')}:${lineNumber + 1}` : ''}`;
     functions.set(fn, (functions.get(fn) ?? 0) + interval);
+    const owner = ownerOfNode(id);
+    owners.set(owner, (owners.get(owner) ?? 0) + interval);
   });
-  return { busy, parts, functions };
+  return { busy, parts, functions, owners };
 }
 
 async function profileOne(
@@ -241,14 +233,14 @@ async function main(argv: string[]): Promise<number> {
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
       const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets });
-      const { busy, parts, functions } = attribute(profile, duration);
+      const { busy, parts, functions, owners } = attribute(profile, duration);
       const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
       process.stdout.write(`\n## ${scenario.name}: ${requests} requests, ${us(busy)} µs of sampled CPU per request\n\n`);
       process.stdout.write('| part | µs/request | share |\n|---|---|---|\n');
       for (const [part, t] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, top))
         process.stdout.write(`| ${part} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
       process.stdout.write('\n| owner (with what it calls in node and V8) | µs/request | share |\n|---|---|---|\n');
-      for (const [o, t] of [...attributeByOwner(profile, duration)].sort((a, b) => b[1] - a[1]).slice(0, top))
+      for (const [o, t] of [...owners].sort((a, b) => b[1] - a[1]).slice(0, top))
         process.stdout.write(`| ${o} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
       process.stdout.write('\n| function (self time) | µs/request |\n|---|---|\n');
       for (const [fn, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`| ${fn} | ${us(t)} |\n`);

@@ -48,20 +48,35 @@ export interface RssReading {
   mib: number;
 }
 
-/** Every process's RSS, by pid, read every `everyMs` while the run lasts: the series the report reads a trend from. */
-export function recordRss(instances: () => Instance[], everyMs: number): { series: Map<number, RssReading[]>; stop(): void } {
-  const series = new Map<number, RssReading[]>();
+/**
+ * Every process's readings by `read`, by pid, every `everyMs` while the run lasts (a round is not begun while the last
+ * one runs; a process that gave none, gone, is skipped): the series the report reads a trend from.
+ */
+function recordEach<T>(instances: () => Instance[], everyMs: number, read: (pid: number) => Promise<T | undefined>) {
+  const series = new Map<number, T[]>();
+  let busy = false;
   const timer = setInterval(() => {
-    for (const pid of instances().flatMap((i) => i.pids())) {
-      const mib = rssMiB(pid);
-      if (mib === 0) continue;
-      const readings = series.get(pid) ?? [];
-      readings.push({ at: Date.now(), mib });
-      series.set(pid, readings);
-    }
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      for (const pid of instances().flatMap((i) => i.pids())) {
+        const reading = await read(pid);
+        if (reading === undefined) continue;
+        const readings = series.get(pid) ?? [];
+        readings.push(reading);
+        series.set(pid, readings);
+      }
+    })().finally(() => (busy = false));
   }, everyMs);
   return { series, stop: () => clearInterval(timer) };
 }
+
+/** Every process's RSS, read every `everyMs`. */
+export const recordRss = (instances: () => Instance[], everyMs: number) =>
+  recordEach<RssReading>(instances, everyMs, (pid) => {
+    const mib = rssMiB(pid);
+    return Promise.resolve(mib === 0 ? undefined : { at: Date.now(), mib });
+  });
 
 /**
  * What a process's diagnostic report says of its memory, in MiB: V8's heap in use and its size, memory held for
@@ -116,29 +131,9 @@ export async function heapReading(pid: number, dir: string): Promise<HeapReading
   return undefined;
 }
 
-/** Every process's heap reading, by pid, every `everyMs` while the run lasts (a round not begun while one runs). */
-export function recordHeap(
-  instances: () => Instance[],
-  everyMs: number,
-  dir: string,
-): { series: Map<number, HeapReading[]>; stop(): void } {
-  const series = new Map<number, HeapReading[]>();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void (async () => {
-      for (const pid of instances().flatMap((i) => i.pids())) {
-        const reading = await heapReading(pid, dir);
-        if (!reading) continue;
-        const readings = series.get(pid) ?? [];
-        readings.push(reading);
-        series.set(pid, readings);
-      }
-    })().finally(() => (busy = false));
-  }, everyMs);
-  return { series, stop: () => clearInterval(timer) };
-}
+/** Every process's heap reading (its diagnostic report, written into `dir`), every `everyMs`. */
+export const recordHeap = (instances: () => Instance[], everyMs: number, dir: string) =>
+  recordEach(instances, everyMs, (pid) => heapReading(pid, dir));
 
 /**
  * The event loop's delay as the workers measure it (prom-client's `nodejs_eventloop_lag_p99_seconds`), in ms: the

@@ -66,9 +66,10 @@ async function honoured(instances: Instance[], key: string, stopped: () => boole
 
 /**
  * Every `everyMs`, an operator's turn, as `npm run keys` does it on the database: a key made (handed to the clients
- * 1 s after its commit, once every instance honours it), one rotated with no grace, one revoked. After each revocation the key is sent to
- * every instance for 3 s: anything it is served more than 1 s after the commit is a wrong answer. `open` gives the
- * operator's connection to the primary; one whose command passed its deadline is ended and a new one opened.
+ * 1 s after its commit, once every instance honours it), one rotated with no grace, one revoked. After each
+ * revocation the key is sent to every instance for 3 s: anything it is served more than 1 s after the commit is a
+ * wrong answer. `open` gives the operator's connection to the primary; one whose command passed its deadline is
+ * ended and a new one opened.
  */
 export function startKeyChurn(open: () => Sql, instances: () => Instance[], traffic: Traffic, runId: string, everyMs: number): KeyChurn {
   const churn: KeyChurn = { made: 0, rotated: 0, revoked: 0, failed: new Map(), lastServedAfterMs: [], stop: async () => {} };

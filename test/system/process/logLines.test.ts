@@ -1,7 +1,7 @@
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { reapAll, startServer, untilReady } from '../../support/processes';
 
-// The request log's promise (docs/operations.md, "Observability"): one line for every request answered, also for
+// The request log's promise (docs/operations.md, "Operate it", Shutdown): one line for every request answered, also for
 // those answered while a SIGTERM drains the process. Lines are gathered and written asynchronously
 // (src/ops/logger.ts), so the ones still gathered or queued when the process ends must be written before it exits.
 
