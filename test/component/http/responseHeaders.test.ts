@@ -266,7 +266,14 @@ describe('response headers, compared with the spec: a database that lost its tab
       const first = fromShop(t.api.post('/v1/pets').set(auth()).set('Idempotency-Key', 'locked-1'))
         .send(body)
         .then((r) => r);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The second create is sent once the first holds its key's lock (a transaction-level advisory lock in this
+      // test's own database), whatever the machine's load: sent before, it would take the lock itself.
+      for (let held = false; !held; await new Promise((resolve) => setTimeout(resolve, 10))) {
+        const [row] = await tx<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+        held = (row?.n ?? 0) > 0;
+      }
       expectHeaders(await fromShop(t.api.post('/v1/pets').set(auth()).set('Idempotency-Key', 'locked-1')).send(body), 'createPet', '409');
       expectHeaders(await list, 'listPets', '503');
       expectHeaders(await get, 'getPet', '503');
