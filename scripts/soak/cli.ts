@@ -7,7 +7,8 @@
  * packages) and root or the postgres user, as the system tests that use them. Exits 1 unless there
  * were 0 acknowledged creates lost, 0 refused creates stored, 0 wrong answers (5xx other than 503
  * included), every instance serving again after each fault, every storm's silent connections closed
- * by the server, and (runs of 20 minutes or more) RSS growing under 10% over the second half. docs/operations.md, "The soak", says what each check means.
+ * by the server, and (runs of 20 minutes or more) the RSS each process keeps after a full collection growing
+ * under 10% over the second half. docs/operations.md, "The soak", says what each check means.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +21,17 @@ import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../lib/pgb
 import { UNREACHABLE_RATE_LIMIT, positiveIntegerOption, runToEnd } from '../lib/processes';
 import { runTool } from '../lib/tool';
 import { FAULTS, type Stage, inject } from './faults';
-import { type Instance, eventLoopP99Ms, recordHeap, recordRss, reportOnSignal, rssMiB, serving, startInstance } from './instances';
+import {
+  type Instance,
+  eventLoopP99Ms,
+  keptReading,
+  recordHeap,
+  recordRss,
+  rssMiB,
+  serving,
+  soakNodeOptions,
+  startInstance,
+} from './instances';
 import { startKeyChurn } from './keys';
 import { type Fault, loggedLines, report, type Sample } from './report';
 import { startTraffic } from './traffic';
@@ -29,11 +40,22 @@ import { startTraffic } from './traffic';
 const RECOVERY_MS = 120_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Each process's RSS and each instance's event-loop delay now, said as they are taken. */
-async function takeSample(label: string, instances: Instance[], metricsToken: string, say: (line: string) => void): Promise<Sample> {
-  const processes = instances.flatMap((i) => i.pids().map((pid) => ({ instance: i.name, pid, rssMiB: rssMiB(pid) })));
-  const delays = await Promise.all(instances.map((i) => eventLoopP99Ms(i.origin, metricsToken)));
-  say(`sample ${label}: RSS ${processes.map((p) => `${p.pid} ${p.rssMiB} MiB`).join(', ')}; event loop p99 ${delays.join(', ')} ms`);
+/**
+ * Each process's RSS, then (one process at a time) what it keeps after a full collection, and each instance's
+ * event-loop delay, now, said as they are taken.
+ */
+async function takeSample(
+  label: string,
+  o: { instances: Instance[]; metricsToken: string; reports: string; say: (line: string) => void },
+): Promise<Sample> {
+  const processes: Sample['processes'] = [];
+  for (const i of o.instances)
+    for (const pid of i.pids()) processes.push({ instance: i.name, pid, rssMiB: rssMiB(pid), kept: await keptReading(pid, o.reports) });
+  const delays = await Promise.all(o.instances.map((i) => eventLoopP99Ms(i.origin, o.metricsToken)));
+  const kept = (p: Sample['processes'][number]) => (p.kept ? `, ${p.kept.rssMiB} kept` : '');
+  o.say(
+    `sample ${label}: RSS MiB ${processes.map((p) => `${p.pid} ${p.rssMiB}${kept(p)}`).join(', ')}; event loop p99 ${delays.join(', ')} ms`,
+  );
   return { label, at: new Date().toISOString(), processes, eventLoopP99Ms: delays };
 }
 
@@ -88,7 +110,7 @@ function productionEnv(bouncers: PgBouncer[], o: { bootstrapKey: string; metrics
     MCP_ENABLED: 'true',
     RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
     LOG_LEVEL: 'info',
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${reportOnSignal(o.reports)}`.trim(),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${soakNodeOptions(o.reports)}`.trim(),
   };
 }
 
@@ -146,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
     const samples: Sample[] = [];
     const rss = recordRss(() => instances, 10_000);
     const heap = recordHeap(() => instances, 60_000, reports);
-    const sample = async (label: string) => void samples.push(await takeSample(label, instances, metricsToken, say));
+    const sample = async (label: string) => void samples.push(await takeSample(label, { instances, metricsToken, reports, say }));
 
     const started = Date.now();
     const end = started + minutes * 60_000;

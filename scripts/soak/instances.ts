@@ -92,43 +92,79 @@ export interface HeapReading {
   handles: number;
 }
 
-/** The node option that makes every process of an instance write a diagnostic report into `dir` on SIGUSR2. */
-export const reportOnSignal = (dir: string) => `--report-on-signal --report-signal=SIGUSR2 --report-compact --report-directory=${dir}`;
+/**
+ * The node options the soak gives every process of an instance: a diagnostic report written into `dir` on SIGUSR2,
+ * and (keptMemory.cjs, with the `gc` it needs) what it keeps after a full collection written there on SIGURG.
+ */
+export const soakNodeOptions = (dir: string) =>
+  `--report-on-signal --report-signal=SIGUSR2 --report-compact --report-directory=${dir} --expose-gc --require ${path.join(__dirname, 'keptMemory.cjs')}`;
 
 const MIB = 1024 * 1024;
 
 /**
- * One reading of `pid`'s heap: a SIGUSR2 asks it for its report (written into `dir` by the process itself, in a few
- * ms), which is read and deleted (it lists the environment, keys included). Undefined when none came within 3 s.
+ * Sends `signal` to `pid` and waits (3 s at most) for the file `ours` picks in `dir`, written by the process itself:
+ * its parse, the file deleted. Undefined when none came, or the process is gone.
  */
-export async function heapReading(pid: number, dir: string): Promise<HeapReading | undefined> {
-  const ours = (f: string) => f.startsWith('report.') && f.includes(`.${pid}.0.`) && f.endsWith('.json');
+async function answerTo<T>(pid: number, signal: NodeJS.Signals, dir: string, ours: (file: string) => boolean): Promise<T | undefined> {
   try {
-    process.kill(pid, 'SIGUSR2');
+    process.kill(pid, signal);
   } catch {
     return undefined;
   }
   for (const deadline = Date.now() + 3_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
     const file = readdirSync(dir).find(ours);
     if (!file) continue;
-    // Written in one go but not atomically: a report still being written does not parse yet.
-    let report: { javascriptHeap?: { usedMemory?: number; totalMemory?: number; externalMemory?: number }; libuv?: unknown[] };
+    let parsed: T;
     try {
-      report = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as typeof report;
+      parsed = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as T;
     } catch {
+      // A report is written in one go but not atomically: one still being written does not parse yet.
       continue;
     }
     rmSync(path.join(dir, file), { force: true });
-    const heap = report.javascriptHeap ?? {};
-    return {
-      at: Date.now(),
-      usedMiB: Math.round((heap.usedMemory ?? 0) / MIB),
-      totalMiB: Math.round((heap.totalMemory ?? 0) / MIB),
-      externalMiB: Math.round((heap.externalMemory ?? 0) / MIB),
-      handles: report.libuv?.length ?? 0,
-    };
+    return parsed;
   }
   return undefined;
+}
+
+/**
+ * One reading of `pid`'s heap: a SIGUSR2 asks it for its report (written into `dir` by the process itself, in a few
+ * ms), which is read and deleted (it lists the environment, keys included). Undefined when none came within 3 s.
+ */
+export async function heapReading(pid: number, dir: string): Promise<HeapReading | undefined> {
+  type Report = { javascriptHeap?: { usedMemory?: number; totalMemory?: number; externalMemory?: number }; libuv?: unknown[] };
+  const report = await answerTo<Report>(
+    pid,
+    'SIGUSR2',
+    dir,
+    (f) => f.startsWith('report.') && f.includes(`.${pid}.0.`) && f.endsWith('.json'),
+  );
+  if (!report) return undefined;
+  const heap = report.javascriptHeap ?? {};
+  return {
+    at: Date.now(),
+    usedMiB: Math.round((heap.usedMemory ?? 0) / MIB),
+    totalMiB: Math.round((heap.totalMemory ?? 0) / MIB),
+    externalMiB: Math.round((heap.externalMemory ?? 0) / MIB),
+    handles: report.libuv?.length ?? 0,
+  };
+}
+
+/** What a process keeps after a full collection, in MiB: its RSS, and of it V8's heap in use and external memory. */
+export interface KeptReading {
+  rssMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
+}
+
+/**
+ * `pid`'s memory right after a full collection (keptMemory.cjs, asked with SIGURG; it pauses the process for the
+ * collection, tens of ms). Undefined when no answer came within 3 s.
+ */
+export async function keptReading(pid: number, dir: string): Promise<KeptReading | undefined> {
+  const kept = await answerTo<Record<'rss' | 'heapUsed' | 'external', number>>(pid, 'SIGURG', dir, (f) => f === `kept.${pid}.json`);
+  const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
+  return kept && { rssMiB: mib(kept.rss), heapUsedMiB: mib(kept.heapUsed), externalMiB: mib(kept.external) };
 }
 
 /** Every process's heap reading (its diagnostic report, written into `dir`), every `everyMs`. */
