@@ -94,10 +94,10 @@ export interface HeapReading {
 
 /**
  * The node options the soak gives every process of an instance: a diagnostic report written into `dir` on SIGUSR2,
- * and (keptMemory.cjs, with the `gc` it needs) what it keeps after a full collection written there on SIGURG.
+ * and (keptMemory.cjs) what it keeps after the collection V8 runs when memory is short written there on SIGURG.
  */
 export const soakNodeOptions = (dir: string) =>
-  `--report-on-signal --report-signal=SIGUSR2 --report-compact --report-directory=${dir} --expose-gc --require ${path.join(__dirname, 'keptMemory.cjs')}`;
+  `--report-on-signal --report-signal=SIGUSR2 --report-compact --report-directory=${dir} --require ${path.join(__dirname, 'keptMemory.cjs')}`;
 
 const MIB = 1024 * 1024;
 
@@ -150,7 +150,10 @@ export async function heapReading(pid: number, dir: string): Promise<HeapReading
   };
 }
 
-/** What a process keeps after a full collection, in MiB: its RSS, and of it V8's heap in use and external memory. */
+/**
+ * What a process keeps after the collection V8 runs when memory is short (all garbage, heap space it kept for what
+ * comes next returned), in MiB: its RSS, and of it V8's heap in use and external memory.
+ */
 export interface KeptReading {
   rssMiB: number;
   heapUsedMiB: number;
@@ -158,7 +161,7 @@ export interface KeptReading {
 }
 
 /**
- * `pid`'s memory right after a full collection (keptMemory.cjs, asked with SIGURG; it pauses the process for the
+ * `pid`'s memory right after that collection (keptMemory.cjs, asked with SIGURG; it pauses the process for the
  * collection, tens of ms). Undefined when no answer came within 3 s.
  */
 export async function keptReading(pid: number, dir: string): Promise<KeptReading | undefined> {
