@@ -17,6 +17,7 @@ export interface Instance {
 export async function startInstance(name: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Instance> {
   const port = await freePort();
   let server: ServerProcess = await startProduct({ ...env, PORT: String(port) }, { logFile });
+  let stopped = false;
   const pids = () => (server.child.pid ? [server.child.pid, ...childrenOf(server.child.pid)] : []);
   return {
     name,
@@ -27,8 +28,13 @@ export async function startInstance(name: string, env: NodeJS.ProcessEnv, logFil
       for (const pid of pids()) process.kill(pid, 'SIGKILL');
       await exited;
       server = await startProduct({ ...env, PORT: String(port) }, { logFile });
+      // Stopped (Ctrl-C) while it was starting again: the new process is stopped too, not left behind.
+      if (stopped) await server.stop();
     },
-    stop: () => server.stop(),
+    stop: () => {
+      stopped = true;
+      return server.stop();
+    },
   };
 }
 
