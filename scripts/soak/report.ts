@@ -64,6 +64,23 @@ export function fittedGrowth(readings: RssReading[]): number | undefined {
   return first > 0 ? (slope * (last.at - start.at)) / first : undefined;
 }
 
+/**
+ * The memory check's figure for each process that lived through the second half (in both the middle and the end
+ * samples): the growth of the RSS it kept after a full collection, from the middle to the end. Undefined when either
+ * reading is missing: the check cannot tell, and counts it as failed.
+ */
+export function keptGrowth(middle: Sample | undefined, end: Sample | undefined): { pid: number; growth: number | undefined }[] {
+  return (middle?.processes ?? []).flatMap((m) => {
+    const e = end?.processes.find((p) => p.pid === m.pid);
+    if (!e) return [];
+    return [{ pid: m.pid, growth: m.kept && e.kept ? (e.kept.rssMiB - m.kept.rssMiB) / m.kept.rssMiB : undefined }];
+  });
+}
+
+/** The memory check: at least one process lived through the second half, and each one's kept RSS grew under FLAT. */
+export const keptFlat = (growth: { growth: number | undefined }[]) =>
+  growth.length > 0 && growth.every((g) => g.growth !== undefined && g.growth < FLAT);
+
 /** Prints the run's report and returns its exit status: 0 when every check holds. */
 export async function report({ minutes, traffic, churn, faults, samples, rssSeries, heapSeries, sql, say }: Run): Promise<number> {
   const { ledger } = traffic;
@@ -106,36 +123,32 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
 
   const [, middle, end] = samples;
   const pct = (g: number | undefined) => (g === undefined ? '?' : `${Math.round(g * 1000) / 10}%`);
-  // Each process that lived through the second half: the growth of what it kept after a full collection, from the
-  // middle sample to the end's (the check's figure), beside its RSS as read once a minute, and that RSS's and the
-  // heap in use's growth along a least-squares line through the half's readings (garbage not collected yet included).
-  const growth = (middle?.processes ?? []).flatMap((m) => {
-    const e = end?.processes.find((p) => p.pid === m.pid);
-    if (!e) return [];
-    const kept = m.kept && e.kept ? (e.kept.rssMiB - m.kept.rssMiB) / m.kept.rssMiB : undefined;
-    const since = Date.parse(middle?.at ?? '');
-    const readings = rssSeries.get(m.pid) ?? [];
+  // Each process that lived through the second half: the check's figure (keptGrowth), beside its RSS as read once a
+  // minute, and that RSS's and the heap in use's growth along a least-squares line through the half's readings
+  // (garbage not collected yet included).
+  const growth = keptGrowth(middle, end);
+  const since = Date.parse(middle?.at ?? '');
+  for (const { pid, growth: kept } of growth) {
+    const readings = rssSeries.get(pid) ?? [];
     say(
-      `  ${m.pid} RSS once a minute: ${readings
+      `  ${pid} RSS once a minute: ${readings
         .filter((_, i) => i % 6 === 5)
         .map((r) => r.mib)
         .join(' ')}`,
     );
-    const heap = heapSeries.get(m.pid) ?? [];
+    const heap = heapSeries.get(pid) ?? [];
     say(
-      `  ${m.pid} heap used / heap size / external MiB / libuv handles once a minute: ${heap.map((h) => `${h.usedMiB}/${h.totalMiB}/${h.externalMiB}/${h.handles}`).join(' ')}`,
+      `  ${pid} heap used / heap size / external MiB / libuv handles once a minute: ${heap.map((h) => `${h.usedMiB}/${h.totalMiB}/${h.externalMiB}/${h.handles}`).join(' ')}`,
     );
     const heapFitted = fittedGrowth(heap.filter((h) => h.at >= since).map((h) => ({ at: h.at, mib: h.usedMiB })));
+    const [m, e] = [middle, end].map((s) => s?.processes.find((p) => p.pid === pid)?.kept);
     const keptHeap =
-      m.kept && e.kept
-        ? `, its heap in use ${m.kept.heapUsedMiB} → ${e.kept.heapUsedMiB} MiB, external ${m.kept.externalMiB} → ${e.kept.externalMiB} MiB`
-        : '';
+      m && e ? `, its heap in use ${m.heapUsedMiB} → ${e.heapUsedMiB} MiB, external ${m.externalMiB} → ${e.externalMiB} MiB` : '';
     say(
-      `  ${m.pid} over the second half: kept after a full collection ${pct(kept)}${keptHeap}; as read, ${pct(fittedGrowth(readings.filter((r) => r.at >= since)))} along a line, heap used ${pct(heapFitted)}`,
+      `  ${pid} over the second half: kept after a full collection ${pct(kept)}${keptHeap}; as read, ${pct(fittedGrowth(readings.filter((r) => r.at >= since)))} along a line, heap used ${pct(heapFitted)}`,
     );
-    return [{ pid: m.pid, kept }];
-  });
-  const highest = Math.max(...growth.map((g) => g.kept ?? Number.POSITIVE_INFINITY));
+  }
+  const highest = Math.max(...growth.map((g) => g.growth ?? Number.POSITIVE_INFINITY));
   const held = faults.reduce((n, f) => n + (f.silentHeld ?? 0), 0);
   const checks: [string, boolean][] = [
     [`acknowledged creates lost: ${lost.length} of ${acknowledged.length}`, lost.length === 0],
@@ -152,7 +165,7 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
     [`silent connections a storm left open past ${STORM_MS / 1000} s (HEADERS_TIMEOUT_MS, 10 s): ${held}`, held === 0],
     [
       `RSS kept after a full collection, growth over the second half, highest: ${growth.length ? pct(highest) : 'no process lived through it'}${minutes < FLAT_FROM_MINUTES ? ` (asserted from ${FLAT_FROM_MINUTES} min)` : ''}`,
-      minutes < FLAT_FROM_MINUTES || (growth.length > 0 && highest < FLAT),
+      minutes < FLAT_FROM_MINUTES || keptFlat(growth),
     ],
   ];
   for (const w of ledger.wrong.slice(0, 20)) say(`  wrong: ${w.text}${w.requestId === undefined ? '' : ` [X-Request-Id ${w.requestId}]`}`);
