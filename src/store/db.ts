@@ -52,6 +52,13 @@ export function connect(url: string, { max, poolMode = 'session', statements }: 
     // statements go unnamed, and transactions set the timeout themselves (transaction(), below);
     // a single statement past its deadline is cancelled by withDeadline, through the pooler.
     prepare: poolMode === 'session',
+    // Behind a transaction-mode pooler, a connection is sent one statement at a time: postgres.js otherwise sends a
+    // statement on a busy connection without waiting (its pipeline), and PgBouncer (1.18, Debian's) gives the server
+    // back at the first one's ReadyForQuery; the answer to the one behind it comes to a server no client is linked
+    // to and is dropped, and the statement waits forever (test/system/store/pipelinedPooler.test.ts). A transaction
+    // on a reserved connection (a create's) still sends its statements without waiting: its server stays linked until
+    // it ends (patches/README.md).
+    max_pipeline: poolMode === 'transaction' ? 0 : 100,
     connection:
       poolMode === 'session'
         ? { application_name: 'animal-store-api', statement_timeout: QUERY_DEADLINE_MS }
