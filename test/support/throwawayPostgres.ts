@@ -119,12 +119,19 @@ export async function createThrowawayPostgres(options: { replicaOf?: ThrowawayPo
     }
     return [postmaster, ...childrenOf(postmaster)];
   };
+  // Listed again until no process is new: a backend the postmaster forked while the list was read would otherwise
+  // miss the signal (a freeze that left one backend serving: a create answered 201 while "frozen").
   const signal = (sig: NodeJS.Signals) => {
-    for (const pid of processes()) {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        // Gone already.
+    const sent = new Set<number>();
+    // At most 10 rounds: a running postmaster (SIGCONT) may keep forking under load.
+    for (let fresh = processes(), round = 0; fresh.length > 0 && round < 10; fresh = processes().filter((pid) => !sent.has(pid)), round++) {
+      for (const pid of fresh) {
+        sent.add(pid);
+        try {
+          process.kill(pid, sig);
+        } catch {
+          // Gone already.
+        }
       }
     }
   };
