@@ -6,6 +6,7 @@ import { errorMiddleware } from './http/reply';
 import { requireValidHost } from './http/host';
 import { type CoreDeps, RequestCore } from './http/pipeline';
 import { expressDoor } from './http/expressDoor';
+import { nodeDoor, setNodeDoor } from './http/nodeDoor';
 import { inProcessDoor } from './http/inProcessDoor';
 import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
@@ -102,9 +103,13 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
     );
   }
   // Browsers on the listed origins: CORS headers, and preflights answered without a key.
-  if (deps.corsOrigins) app.use(corsMiddleware(deps.corsOrigins, methodsOf(spec)));
+  const cors = deps.corsOrigins && corsMiddleware(deps.corsOrigins, methodsOf(spec));
+  if (cors) app.use(cors);
   // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.
+  // Served by createHttpServer, they never reach express: the server's own door gives them the
+  // same steps as above, in the same order (nodeDoor). This one answers them where the app is served by itself.
   app.use(expressDoor(core));
+  setNodeDoor(app, nodeDoor({ core, record, cors: cors || undefined, rest: app }));
   // Outside the contract: metrics, the contract itself and its reference page.
   if (!deps.metricsOnOwnPort) app.get('/metrics', metricsRoute(metrics, deps.metricsToken, 'public'));
   app.use(contractRoutes(spec));

@@ -1,5 +1,4 @@
 import cors from 'cors';
-import type { RequestHandler } from 'express';
 
 /** What a browser on an allowed origin may send besides the CORS-safelisted headers. */
 export const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match'];
@@ -20,13 +19,16 @@ export const CORS_EXPOSED_HEADERS = [
   'Accept-Encoding',
 ];
 
+/** The `cors` package's handler: Node's request and response, and what runs next (express's middleware signature). */
+export type CorsHandler = ReturnType<typeof cors>;
+
 /**
  * CORS for web applications on other origins (CORS_ORIGINS), by the `cors` package. A request
  * from an origin not listed gets no CORS headers at all, so the browser keeps its script from
  * the response; its preflight goes on to the pipeline, which answers OPTIONS with `Allow` only.
  * A preflight from a listed origin is answered here, without a key, like any OPTIONS.
  */
-export function corsMiddleware(origins: readonly string[] | '*', methods: readonly string[]): RequestHandler {
+export function corsMiddleware(origins: readonly string[] | '*', methods: readonly string[]): CorsHandler {
   const listed = new Set(origins === '*' ? [] : origins);
   return cors({
     origin: origins === '*' ? '*' : (origin, callback) => callback(null, origin !== undefined && listed.has(origin) ? origin : false),

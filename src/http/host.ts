@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { invalidField } from './errors';
 import { sendError } from './reply';
@@ -11,9 +12,10 @@ const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]
  * request message that lacks a Host header field and to any request message that contains
  * more than one Host header field line or a Host header field with an invalid field value."
  * Node would answer a missing Host itself, with a bare 400 (its requireHostHeader is off for
- * that reason: `createHttpServer`), and serves duplicates and invalid values: each is our Error body here.
+ * that reason: `createHttpServer`), and serves duplicates and invalid values: each is our Error body
+ * (`refuseHost`). Gives what is wrong with the request's Host, or undefined when it is valid.
  */
-export const requireValidHost: RequestHandler = (req, res, next) => {
+export function hostProblem(req: IncomingMessage): string | undefined {
   let count = 0;
   let value: string | undefined;
   for (let i = 0; i < req.rawHeaders.length; i += 2)
@@ -21,17 +23,20 @@ export const requireValidHost: RequestHandler = (req, res, next) => {
       count++;
       value = req.rawHeaders[i + 1];
     }
-  const problem =
-    count > 1
-      ? 'The request has more than one Host header'
-      : count === 0
-        ? req.httpVersion === '1.0'
-          ? undefined
-          : 'An HTTP/1.1 request must have a Host header'
-        : HOST.test(value ?? '')
-          ? undefined
-          : 'The Host header is not a valid host[:port]';
-  if (problem === undefined) return next();
+  if (count > 1) return 'The request has more than one Host header';
+  if (count === 0) return req.httpVersion === '1.0' ? undefined : 'An HTTP/1.1 request must have a Host header';
+  return HOST.test(value ?? '') ? undefined : 'The Host header is not a valid host[:port]';
+}
+
+/** The 400 for a request `hostProblem` found a problem with; the connection closes after it. */
+export function refuseHost(res: ServerResponse, problem: string): void {
   res.setHeader('Connection', 'close');
   sendError(res, invalidField('bad_request', { in: 'header', name: 'Host', rule: 'host', detail: `${problem} (RFC 9112 §3.2)` }));
+}
+
+/** express's middleware for the Host rule (`hostProblem`). */
+export const requireValidHost: RequestHandler = (req, res, next) => {
+  const problem = hostProblem(req);
+  if (problem === undefined) return next();
+  refuseHost(res, problem);
 };

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { closeIfBodyLeft } from './connection';
 import { type HttpError, bodyOf, keepCause, toHttpError } from './errors';
@@ -30,11 +30,20 @@ export function sendError(res: ServerResponse, err: HttpError): void {
   res.end(text);
 }
 
-/** express's last middleware: whatever escaped the routes leaves as the Error body. */
-export const errorMiddleware: ErrorRequestHandler = (err, req, res, next) => {
-  if (res.headersSent) return next(err);
+/**
+ * What escaped a door's answering, as the Error body (a 500 unless it is a known failure), its
+ * cause kept in `facts` for the log line; nothing when a response was already begun.
+ */
+export function replyToFault(req: IncomingMessage, res: ServerResponse, facts: { err?: unknown }, err: unknown): boolean {
+  if (res.headersSent) return false;
   closeIfBodyLeft(req, res);
   const failure = toHttpError(err);
-  keepCause(res.locals, failure, err);
+  keepCause(facts, failure, err);
   sendError(res, failure);
+  return true;
+}
+
+/** express's last middleware: whatever escaped the routes leaves as the Error body. */
+export const errorMiddleware: ErrorRequestHandler = (err, req, res, next) => {
+  if (!replyToFault(req, res, res.locals, err)) next(err);
 };

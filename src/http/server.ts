@@ -2,6 +2,7 @@ import { IncomingMessage, STATUS_CODES, type Server, ServerResponse, createServe
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import { type ErrorBody, errorBody } from '../contract/errorBody';
+import { listenerOf } from './nodeDoor';
 
 export interface ServerTimeouts {
   /** Time a client has to send the request line and headers (slow-header clients get 408). */
@@ -83,7 +84,8 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
       // A missing Host is answered by the app with the Error body (`requireValidHost`), not by Node with a bare 400.
       requireHostHeader: false,
     },
-    app,
+    // The app's API requests through its node door (`createApp` gives it one), the rest through express.
+    listenerOf(app),
   );
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
   // Node keeps the first 2,000 header lines and drops the rest unseen; a repeated Authorization

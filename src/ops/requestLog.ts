@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger, RequestLineWriter } from './logger';
 import type { Metrics } from './metrics';
@@ -100,23 +101,40 @@ export function createRequestRecorder({ logger, requestLine, metrics, countedByC
 }
 
 /**
- * express's door to the record: every response, whatever answers it, gets the request id and
- * the security header, and is recorded once it is done, from the facts on `res.locals`.
+ * What every response gets, whichever door answers it: the request id and the security header
+ * on the response, its record started, and its finish once the response closes, from `facts`
+ * as the door has filled them by then. Gives the request's id and its span.
+ */
+export function recordResponse(
+  record: RequestRecorder,
+  req: IncomingMessage,
+  res: ServerResponse,
+  facts: RequestFacts,
+): { requestId: string; span: RequestTrace | undefined } {
+  // A JSON API's responses are never to be sniffed as something else.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
+  const requestId = requestIdOf(req.headers['x-request-id']);
+  res.setHeader('X-Request-Id', requestId);
+  const { method = '', headers, httpVersion, socket } = req;
+  const url = req.url ?? '';
+  const at = url.indexOf('?');
+  const path = at === -1 ? url : url.slice(0, at);
+  const { span, finish } = record({ method, path, headers, httpVersion, socket, requestId });
+  // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
+  // A response emits it once: `on` spares the wrapper `once` makes for every request.
+  res.on('close', () => finish(res.statusCode, facts, res.writableFinished));
+  return { requestId, span };
+}
+
+/**
+ * express's door to the record (`recordResponse`): the facts are `res.locals`, where the routes
+ * that answer leave them, and the request's id is there too.
  */
 export function requestLog(record: RequestRecorder): RequestHandler {
   return (req, res, next) => {
-    // A JSON API's responses are never to be sniffed as something else.
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
-    const requestId = requestIdOf(req.headers['x-request-id']);
+    const { requestId, span } = recordResponse(record, req, res, res.locals);
     res.locals.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const { method, headers, httpVersion, socket } = req;
-    const path = req.url.split('?', 1)[0] ?? '';
-    const { span, finish } = record({ method, path, headers, httpVersion, socket, requestId });
-    // 'close' follows 'finish' when the response was sent, and comes alone when the connection went first.
-    // A response emits it once: `on` spares the wrapper `once` makes for every request.
-    res.on('close', () => finish(res.statusCode, res.locals, res.writableFinished));
     if (span) span.run(next);
     else next();
   };
