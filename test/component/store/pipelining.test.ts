@@ -29,14 +29,28 @@ describe('a connection with several queries in flight', () => {
     for (let round = 0; round < 3; round++) {
       // A query is sent when first awaited, or asked to (execute()): these four go in this order.
       const slow = sql`SELECT pg_sleep(0.4) AS slept`.execute();
-      // Behind the slow query; its deadline passes while it waits there.
-      const late = withDeadline(sql`SELECT 2 AS n, pg_sleep(0.3) AS slept`.execute(), Date.now() + 100).catch((err: unknown) => err);
+      // Behind the slow query; its deadline passes while it waits there. withDeadline is given this
+      // test's own promise of its answer, whose cancel is the query's, so that the round can wait for
+      // the cancel request that is sent once the query is the one running.
+      const lateQuery = sql`SELECT 2 AS n, pg_sleep(0.3) AS slept`.execute();
+      let cancelling: Promise<void> | undefined;
+      const tracked = Object.assign(
+        lateQuery.then((rows) => rows),
+        { cancel: () => (cancelling = lateQuery.cancel()) },
+      );
+      const late = withDeadline(tracked, Date.now() + 100).catch((err: unknown) => err);
       const after = sql<{ n: number }[]>`SELECT 3 AS n`.execute();
       const last = sql<{ n: number }[]>`SELECT ${round} :: int AS n`.execute();
       await slow;
       expect(await late).toBeInstanceOf(DeadlineExceededError);
       expect([...(await after)]).toEqual([{ n: 3 }]);
       expect([...(await last)]).toEqual([{ n: round }]);
+      // A cancel request cancels whatever its backend runs when it arrives. The next round waits until
+      // the server has closed this one's connection, which it does once the request is handled (as
+      // libpq's PQcancel waits): CI's first pass, its server under load, handled one so late that it
+      // cancelled the next round's first query instead.
+      expect(cancelling).toBeInstanceOf(Promise);
+      await cancelling;
     }
   });
 
