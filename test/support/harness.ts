@@ -61,6 +61,8 @@ export interface TestApp {
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
   sql: Sql;
+  /** That database's URL: for a session of the test's own, which takes none of the app's pool. */
+  databaseUrl: string;
   /** The app's metrics (what its GET /metrics, or METRICS_PORT's app, shows). */
   metrics: Metrics;
   /** The app's rate limiter, when it has one: flush() gives back the requests it reserved and did not spend, as production does at shutdown. */
@@ -181,6 +183,7 @@ export async function startTestApp(
     spec,
     api: contractClient(app, checker),
     sql,
+    databaseUrl: db.url,
     metrics,
     rateLimiter,
     keys,
