@@ -83,6 +83,17 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
   return { ...parts, ...(await buildApps(config, logging, spec, parts)) };
 }
 
+/** The service's metrics: the request metrics, and what the pool, the replica, the webhooks and the log destination report. */
+function serviceMetrics({ reads, tracing, webhooks }: Omit<Service, 'app' | 'metricsApp'>, logging: Logging) {
+  return createMetrics({
+    queriesInFlight,
+    replica: reads && (() => reads.status()),
+    exemplars: tracing !== undefined,
+    webhookBacklog: () => webhooks.backlog(),
+    logLinesDropped: () => logging.droppedLines(),
+  });
+}
+
 /** The app on the stores, and METRICS_PORT's app sharing its metrics; the webhook deliveries start, counted, once the database is ready. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
@@ -97,12 +108,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     onEvents: () => webhooks.nudge(),
     traceContext: tracing && (() => tracing.traceparent()),
   });
-  const metrics = createMetrics({
-    queriesInFlight,
-    replica: reads && (() => reads.status()),
-    exemplars: tracing !== undefined,
-    webhookBacklog: () => webhooks.backlog(),
-  });
+  const metrics = serviceMetrics(parts, logging);
   preparation.done.then(
     () => webhooks.start((result, lagMs) => metrics.webhookAttempt(result.outcome, lagMs === undefined ? undefined : lagMs / 1000)),
     () => {},

@@ -30,6 +30,8 @@ export interface Logging {
   logger: Logger;
   /** The per-request line, to the same destination, as pino would write it. */
   requestLine: RequestLineWriter;
+  /** Lines the destination dropped since start-up, its queue full because stdout did not keep up (LOG_BUFFER.maxLength). */
+  droppedLines(): number;
 }
 
 export interface LoggingOptions {
@@ -47,8 +49,14 @@ export interface LoggingOptions {
  * rather than one write per line: under load a write per request line cost more than the rest
  * of the log line together (docs/performance.md). What is gathered is flushed when the process
  * exits, a crash's fatal line included; only a SIGKILL can lose up to 250 ms of lines.
+ * What waits to be written is bounded: past `maxLength` bytes queued (stdout read more slowly
+ * than lines come, or not at all), a batch is dropped whole and counted, rather than the
+ * process's memory growing until it is killed.
  */
-export const LOG_BUFFER = { minLength: 4096, periodicFlush: 250 };
+export const LOG_BUFFER = { minLength: 4096, periodicFlush: 250, maxLength: 16 * 1024 * 1024 };
+
+/** The most often a warning says lines were dropped. */
+const DROP_WARNING_INTERVAL_MS = 10_000;
 
 type Target = ReturnType<typeof pino.destination>;
 
@@ -58,7 +66,13 @@ type Target = ReturnType<typeof pino.destination>;
  * UTF-8 length of the batch it appends to on every write it is given: given every line, that
  * was a scan of up to 16 KiB per request; given a batch, it is one per 4 KiB.
  */
-export function gatheredDestination(target: Target, { minLength, periodicFlush } = LOG_BUFFER): pino.DestinationStream {
+export function gatheredDestination(
+  target: Target,
+  { minLength, periodicFlush }: { minLength: number; periodicFlush: number } = LOG_BUFFER,
+  onDrop?: (lines: number) => void,
+): pino.DestinationStream {
+  // A batch is whole lines, so a dropped one is too (sonic-boom's maxLength: it emits what it did not queue).
+  if (onDrop) target.on('drop', (batch: string) => onDrop(linesIn(batch)));
   let pending = '';
   const handOver = () => {
     if (pending === '') return;
@@ -87,12 +101,23 @@ export function gatheredDestination(target: Target, { minLength, periodicFlush }
   } as pino.DestinationStream;
 }
 
+function linesIn(batch: string): number {
+  let lines = 0;
+  for (let at = batch.indexOf('\n'); at !== -1; at = batch.indexOf('\n', at + 1)) lines += 1;
+  return lines;
+}
+
 /** The fields on every line, unless the caller gives its own. */
 export const LOG_BASE = { service: 'animal-store-api' };
 
-/** Readable lines on a terminal (pino-pretty, loaded only then), JSON lines elsewhere. */
-function defaultDestination(): pino.DestinationStream {
-  if (!process.stdout.isTTY) return gatheredDestination(pino.destination({ dest: 1, sync: false, minLength: 0 }));
+/** Readable lines on a terminal (pino-pretty, loaded only then), JSON lines elsewhere, with at most LOG_BUFFER.maxLength bytes queued. */
+function defaultDestination(onDrop: (lines: number) => void): pino.DestinationStream {
+  if (!process.stdout.isTTY)
+    return gatheredDestination(
+      pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: LOG_BUFFER.maxLength }),
+      LOG_BUFFER,
+      onDrop,
+    );
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pretty = require('pino-pretty') as typeof import('pino-pretty');
   return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
@@ -103,14 +128,24 @@ function defaultDestination(): pino.DestinationStream {
  * stdout is a terminal. The logger and the request-line writer are made from the same
  * options and share one destination, so their lines come out in order and alike.
  */
-export function createLogging({
-  level,
-  destination = defaultDestination(),
-  base = LOG_BASE,
-  time = isoTimeByMillisecond(),
-}: LoggingOptions): Logging {
-  const logger = pino({ level, base, timestamp: time }, destination);
-  return { logger, requestLine: requestLineWriter(logger, { destination, base, time }) };
+export function createLogging({ level, destination, base = LOG_BASE, time = isoTimeByMillisecond() }: LoggingOptions): Logging {
+  let dropped = 0;
+  let warnedAt = -Infinity;
+  let warning: NodeJS.Immediate | undefined;
+  const to = destination ?? defaultDestination(onDrop);
+  const logger = pino({ level, base, timestamp: time }, to);
+  // Said after the write that dropped them (not from inside it), at most every 10 s; dropped too while stdout is still full,
+  // and counted then (animal_store_log_lines_dropped_total says it either way).
+  function onDrop(lines: number) {
+    dropped += lines;
+    if (warning || performance.now() - warnedAt < DROP_WARNING_INTERVAL_MS) return;
+    warning = setImmediate(() => {
+      warning = undefined;
+      warnedAt = performance.now();
+      logger.warn({ droppedLines: dropped }, 'log lines dropped: stdout did not keep up, and 16 MiB of lines were waiting for it');
+    });
+  }
+  return { logger, requestLine: requestLineWriter(logger, { destination: to, base, time }), droppedLines: () => dropped };
 }
 
 /**
@@ -140,7 +175,10 @@ const str = JSON.stringify;
  * destination, fields and time function are the ones the logger was made with, and its level
  * is read through the logger's public methods.
  */
-function requestLineWriter(logger: Logger, { destination, base, time }: Required<Omit<LoggingOptions, 'level'>>): RequestLineWriter {
+function requestLineWriter(
+  logger: Logger,
+  { destination, base, time }: { destination: pino.DestinationStream; base: Record<string, string | number>; time: () => string },
+): RequestLineWriter {
   const level = logger.levels.values.info;
   const bound = Object.keys(base).length ? `,${str(base).slice(1, -1)}` : '';
   return (f, msg) => {

@@ -10,6 +10,34 @@ export interface ReplicaMetrics {
   reads: { replica: number; primary: number };
 }
 
+/** The log lines the destination dropped (Logging.droppedLines), read at each scrape. */
+function countDroppedLines(registry: Registry, dropped: () => number): void {
+  let counted = 0;
+  new Counter({
+    name: 'animal_store_log_lines_dropped_total',
+    help: 'Log lines dropped because stdout did not keep up and 16 MiB of lines were waiting for it.',
+    registers: [registry],
+    collect() {
+      const now = dropped();
+      this.inc(now - counted);
+      counted = now;
+    },
+  });
+}
+
+/** prom-client's process metrics in the public view, but the runtime's version, in the private view only: it tells an attacker which advisories apply. */
+function processMetrics(registry: Registry, privateRegistry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  registry.removeSingleMetric('nodejs_version_info');
+  const [major = '', minor = '', patch = ''] = process.versions.node.split('.');
+  new Gauge({
+    name: 'nodejs_version_info',
+    help: 'Node.js version info.',
+    labelNames: ['version', 'major', 'minor', 'patch'] as const,
+    registers: [privateRegistry],
+  }).set({ version: process.version, major, minor, patch }, 1);
+}
+
 /**
  * Prometheus metrics of one app: requests by operation and status, deprecated calls by client,
  * handler replies that broke the contract, the database's queries in flight (`queriesInFlight`,
@@ -25,6 +53,7 @@ export function createMetrics({
   replica,
   exemplars = false,
   webhookBacklog,
+  logLinesDropped,
 }: {
   queriesInFlight: () => number;
   replica?: () => ReplicaMetrics;
@@ -32,22 +61,15 @@ export function createMetrics({
   exemplars?: boolean;
   /** Webhook deliveries due now and the oldest one's age, read at each scrape (it asks the database). */
   webhookBacklog?: () => Promise<{ due: number; oldestMs: number }>;
+  /** Log lines dropped since start-up (Logging.droppedLines), read at each scrape. */
+  logLinesDropped?: () => number;
 }) {
   const registry = new Registry();
   const privateRegistry = new Registry();
   // Exemplars exist only in the OpenMetrics text format, which Prometheus reads as it reads its own.
   if (exemplars)
     for (const r of [registry, privateRegistry]) (r as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  collectDefaultMetrics({ register: registry });
-  // The runtime's version, in the private view only: it tells an attacker which advisories apply.
-  registry.removeSingleMetric('nodejs_version_info');
-  const [major = '', minor = '', patch = ''] = process.versions.node.split('.');
-  new Gauge({
-    name: 'nodejs_version_info',
-    help: 'Node.js version info.',
-    labelNames: ['version', 'major', 'minor', 'patch'] as const,
-    registers: [privateRegistry],
-  }).set({ version: process.version, major, minor, patch }, 1);
+  processMetrics(registry, privateRegistry);
   const requests = new Counter({
     name: 'animal_store_http_requests_total',
     help: 'HTTP requests answered, by operationId (none: no operation matched) and status.',
@@ -74,6 +96,7 @@ export function createMetrics({
     labelNames: ['operationId', 'status'] as const,
     registers: [registry],
   });
+  if (logLinesDropped) countDroppedLines(registry, logLinesDropped);
   new Gauge({
     name: 'animal_store_db_queries_in_flight',
     help: 'Database queries sent and not yet answered (waiting for a pool connection included).',
