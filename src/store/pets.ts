@@ -5,7 +5,7 @@ import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { InvalidCursorError } from './errors';
 import { type IdempotentRequest, once } from './idempotency';
-import { randomBase62 } from './keys/format';
+import { randomId } from './randomIds';
 
 type Pet = components['schemas']['Pet'];
 /** A new pet as the handler passes it on: the request validator has filled in the spec's defaults (`status`). */
@@ -93,7 +93,7 @@ async function insertPet(
         WHERE 'pet.created' = ANY (events) AND disabled_at IS NULL AND deleted_at IS NULL
       ), event AS (
         INSERT INTO webhook_events (id, type, data, created_at, trace_context)
-        SELECT ${`evt_${randomBase62(24)}`}, 'pet.created',
+        SELECT ${`evt_${randomId(24)}`}, 'pet.created',
                jsonb_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status), created_at, ${traceContext ?? null}
         FROM pet
         WHERE EXISTS (SELECT 1 FROM subscribed)
