@@ -54,9 +54,10 @@ afterAll(() => {
 
 describe("the soak's kept-memory reading", () => {
   test('when a process has made garbage it no longer holds, then what it keeps after the collection is less than its RSS read before it, and the reading leaves no file', async () => {
-    // Quiet first: while it churns, what lives goes up and down by tens of MiB in well under a second (a batch is
-    // dropped every 200), so RSS read before the reading and what the reading finds living were two moments apart
-    // (CI: 125 MiB read, 132.3 kept). Quiet, nothing it made lives and nothing new is made; the garbage is still there.
+    // Quiet first: while it churns, what lives goes up and down by tens of MiB in well under a second (its batches
+    // are all dropped once there are 200), so RSS read before the reading and what the reading finds living were two
+    // moments apart (CI: 125 MiB read, 132.3 kept). Quiet, nothing it made lives and nothing new is made; the garbage
+    // is still there.
     child.send('quiet');
     await said('quiet');
     const pid = child.pid as number;
