@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { RANDOM_PAGE_COST } from './db';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -26,6 +27,9 @@ export async function startEmbeddedPostgres(dataDir?: string): Promise<EmbeddedP
   });
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir);
+  // One session serves every connection, and takes no startup parameter: the planner's setting a server session is
+  // started with (connect) is set on it here, so that the same statements get the same plans.
+  await db.exec(`SET random_page_cost = ${RANDOM_PAGE_COST}`);
   // Several connections take turns: the server's queue serves one connection's transaction to its end.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
   await server.start();
