@@ -48,7 +48,7 @@ import { type Measurement, SCENARIOS, auth, measure } from './measure';
 import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
-import { wrapProse } from '../lib/text';
+import { wrapMarkdown } from '../lib/text';
 
 /**
  * Every contestant's pool: the servers run side by side, and each keeps its connections for a
@@ -160,9 +160,12 @@ async function main(argv: string[]): Promise<number> {
   const adminUrl = scratchServerUrl('bench');
   if (!adminUrl) return 2;
   const lines: string[] = [];
-  const out = (line: string) => {
-    lines.push(line);
-    process.stdout.write(`${line}\n`);
+  // What the bench writes is a Markdown page (docs/bench-results.md): its prose is wrapped here, as it is written.
+  const out = (text: string) => {
+    for (const line of wrapMarkdown(text)) {
+      lines.push(line);
+      process.stdout.write(`${line}\n`);
+    }
   };
   const key = randomBytes(24).toString('base64url');
 
@@ -300,9 +303,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     out(BENCH_RESULTS_OPENING);
     out('');
     out(
-      wrapProse(
-        `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
-      ).join('\n'),
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
     const results = await runAll(servers as Record<Contestant, ServerProcess>, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);

@@ -10,7 +10,6 @@ import { seedSampleAnimals } from '../db/sampleAnimals';
 import { conditionalReads } from './conditional';
 import { mcpCalls } from './mcp';
 import { type Load, type Measurement, type Scenario, SCENARIOS, auth, f2, measure, median } from './measure';
-import { wrapProse } from '../lib/text';
 
 /** Where a server started by the bench writes its output. */
 export type LogFile = (name: string) => StartOptions;
@@ -148,9 +147,7 @@ export async function deepPages(
     out('');
     out(`## Deep pages: listPets far into ${o.deepPets.toLocaleString('en')} animals\n`);
     out(
-      `${wrapProse(
-        `A page 90% of the way through the catalogue (through the available animals; through the available animals of category 3), its cursor reached by following Link rel="next" from the first page (pages of 100; ${walkSeconds.toFixed(1)} s), asked for with limit=20 beside the first page; ${o.rounds} interleaved round(s) after a warm-up; the product as production runs it.`,
-      ).join('\n')}\n`,
+      `A page 90% of the way through the catalogue (through the available animals; through the available animals of category 3), its cursor reached by following Link rel="next" from the first page (pages of 100; ${walkSeconds.toFixed(1)} s), asked for with limit=20 beside the first page; ${o.rounds} interleaved round(s) after a warm-up; the product as production runs it.\n`,
     );
     out('| page | req/s (median) | p50 ms | p99 ms | errors | unexpected |');
     out('|---|---|---|---|---|---|');

@@ -6,7 +6,6 @@
  * this section measures.
  */
 import { type PairSection, type Scenario, auth, f2, sideBySide } from './measure';
-import { wrapProse } from '../lib/text';
 
 /** The tool call this section loads (and `npm run bench:profile -- --scenario mcp` profiles): the first page through /mcp. */
 export const MCP_TOOL_CALL: Scenario = {
@@ -44,9 +43,7 @@ export const mcpCalls: PairSection = async (server, key, o, out) => {
   out('');
   out('## MCP tool calls: the first page through /mcp\n');
   out(
-    `${wrapProse(
-      `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts the /mcp request and the operation's own request, answered in process.`,
-    ).join('\n')}\n`,
+    `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts the /mcp request and the operation's own request, answered in process.\n`,
   );
   const { cpuRatio, clean } = await sideBySide(server, [direct, tool], key, o, out, 'request');
   out(`\nserver CPU per request, tool call / direct: ${f2(cpuRatio)}`);

@@ -22,7 +22,6 @@ import { setEndpointEnabled } from '../../src/store/webhookAdmin';
 import { type ServerProcess, UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
 import type { Depth, LogFile } from './deep';
 import { type Measurement, SCENARIOS, type Scenario, auth, cpuMicros, f2, measure, median } from './measure';
-import { wrapProse } from '../lib/text';
 
 /** What the section found, for the bench's targets. */
 export interface WebhookFigures {
@@ -134,9 +133,7 @@ function report(
 ): void {
   out('\n## Webhooks: the outbox, the worker and the lag\n');
   out(
-    `${wrapProse(
-      `One instance on a database of its own, delivering to a receiver on loopback that answers 204. Creates with one endpoint subscribed beside none (the endpoint disabled), ${o.rounds} interleaved round(s), ${o.connections} connections; the receiver holds each delivery meanwhile, so the rounds measure the create and not the sending.`,
-    ).join('\n')}\n`,
+    `One instance on a database of its own, delivering to a receiver on loopback that answers 204. Creates with one endpoint subscribed beside none (the endpoint disabled), ${o.rounds} interleaved round(s), ${o.connections} connections; the receiver holds each delivery meanwhile, so the rounds measure the create and not the sending.\n`,
   );
   out(`| creates | req/s (median) | p50 ms | p99 ms | server CPU µs/request at ${CPU_RATE}/s |`);
   out('|---|---|---|---|---|');

@@ -17,3 +17,16 @@ export function wrapProse(text: string, { indent = '', width = PROSE_WIDTH } = {
   }
   return [...lines, line];
 }
+
+/**
+ * The lines of a generated Markdown page as written: each prose line over `width` broken by
+ * wrapProse, a list item's continuation indented under its text. Headings, table rows and
+ * indented (preformatted) lines stay whole: each is one line in Markdown.
+ */
+export function wrapMarkdown(text: string, width = PROSE_WIDTH): string[] {
+  return text.split('\n').flatMap((line) => {
+    if (line.length <= width || /^[|#\s]/.test(line)) return [line];
+    const item = /^(?:[-*]|\d+\.) /.exec(line);
+    return wrapProse(line, { indent: ' '.repeat(item?.[0].length ?? 0), width });
+  });
+}
