@@ -93,9 +93,11 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
   server.maxHeadersCount = 0;
 
   // Once draining, a request that still arrives on a kept-alive connection gets its answer
-  // and the connection closes after it.
+  // and the connection closes after it. Each connection's latest request is kept, for clientError.
   let draining = false;
-  server.on('request', (_req, res: ServerResponse) => {
+  const latest = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    latest.set(req.socket, { req, res });
     if (draining) res.shouldKeepAlive = false;
   });
   const drain = async (ms: number) => {
@@ -108,24 +110,40 @@ export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
     clearInterval(idle);
     server.closeAllConnections();
   };
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
-    // A reset connection has no one to answer; a response already begun cannot be replaced.
-    if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A reset connection has no one to answer.
+    if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const error = clientErrorOf(err);
-    const { status } = error;
-    const body = JSON.stringify(error);
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
-        body,
-    );
+    const refuse = () => socket.end(rawAnswer(clientErrorOf(err)));
+    const before = latest.get(socket);
+    // Every request on the connection is answered: the error is in the next one.
+    if (!before || before.res.writableFinished) return refuse();
+    // The request in flight is the one in error (its body came too slowly, or malformed): answered with the error,
+    // unless its answer has begun, which the error cannot replace.
+    if (!before.req.complete) return before.res.headersSent ? socket.destroy() : refuse();
+    // A request behind one still being answered (pipelined): HTTP/1.1 answers in order, so the error goes after that
+    // answer. Sent now, it would read as that request's answer (a create answered 400, and committed).
+    before.res.once('finish', () => (socket.writable ? refuse() : socket.destroy()));
+    before.res.once('close', () => {
+      if (!before.res.writableFinished) socket.destroy();
+    });
   });
   return Object.assign(server, { drain });
+}
+
+/** An answer written to the socket itself, where Node's parser refused the request: the Error body, then the close. */
+function rawAnswer(error: ErrorBody): string {
+  const { status } = error;
+  const body = JSON.stringify(error);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
+    body
+  );
 }
 
 /** Starts `server` listening; resolves once it does, with the port it got (PORT=0 picks one). */

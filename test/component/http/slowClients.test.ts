@@ -65,6 +65,21 @@ describe('slow and oversized clients', () => {
     expect(JSON.parse(res.body)).toEqual(badRequest('bad_request', message, [['request', '', 'http']], [message]));
   });
 
+  test('when a create is followed on its connection by a request that is not HTTP, then the create is answered first, the 400 after it', async () => {
+    // Both in one packet: Node's parser refuses the second while the create is still being answered.
+    const body = JSON.stringify(buildNewPet({ name: 'Pipelined before junk' }));
+    const create = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth().Authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const res = await raw([`${create}HELLO there\r\n\r\n`]);
+    const stored = await t.sql<{ id: number }[]>`SELECT id FROM pets WHERE name = 'Pipelined before junk'`;
+    expect(stored).toHaveLength(1);
+    expect(res.status).toBe(201);
+    const [created, refused] = res.text.split(/(?=HTTP\/1\.1 )/);
+    expect(JSON.parse(created?.slice(created.indexOf('\r\n\r\n') + 4) ?? '')).toMatchObject({ id: stored[0]?.id });
+    expect(refused).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(refused?.slice(refused.indexOf('\r\n\r\n') + 4) ?? '')).toMatchObject({ code: 'bad_request', status: 400 });
+    expect(res.closedAfterMs).toBeDefined();
+  });
+
   test("when a connection is idle, then it is kept longer than a load balancer's 60 s idle timeout", () => {
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.headersTimeout).toBe(TIMEOUTS.headersTimeoutMs);
