@@ -12,6 +12,9 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How much of a receiver's answer is read: the rest is not waited for. */
 export const MAX_ANSWER_BYTES = 4096;
 
+/** How a kept-alive connection closed by its receiver as it was reused fails: written to (EPIPE) or reset before an answer. */
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
 class RefusedTargetError extends Error {
   constructor(address: string) {
     super(`the URL's name led to ${address}, an address events are never sent to`);
@@ -71,61 +74,69 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
       if (refused !== undefined) return Promise.resolve(done({ outcome: 'refused_target', error: refused }));
       return new Promise<AttemptResult>((resolve) => {
         let settled = false;
+        let request: http.ClientRequest | undefined;
         const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
           resolve(done(r));
         };
-        const agent = agents[target.protocol as 'http:' | 'https:'];
-        const request = (target.protocol === 'https:' ? https : http).request(target, {
-          method: 'POST',
-          agent,
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'user-agent': 'animal-store-webhooks/1',
-          },
-        });
         const timer = setTimeout(() => {
           finish({ outcome: 'timeout', error: `no answer within ${timeoutMs} ms` });
-          request.destroy();
+          request?.destroy();
         }, timeoutMs);
-        const checkSocket = (socket: Socket) => {
-          const address = socket.remoteAddress;
-          if (!allowPrivate && address !== undefined && !isPublicAddress(address)) request.destroy(new RefusedTargetError(address));
-        };
-        request.on('socket', (socket: Socket) => {
-          if (socket.remoteAddress !== undefined) checkSocket(socket);
-          else socket.once('connect', () => checkSocket(socket));
-        });
-        request.on('error', (err) =>
-          finish(
-            err instanceof RefusedTargetError
-              ? { outcome: 'refused_target', error: err.message }
-              : { outcome: 'connection_failed', error: (err as NodeJS.ErrnoException).code ?? err.message.slice(0, 200) },
-          ),
-        );
-        request.on('response', (response) => {
-          const status = response.statusCode ?? 0;
-          let read = 0;
-          response.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            // The answer is not ours to keep: past the bound, the connection goes.
-            if (read > MAX_ANSWER_BYTES) response.destroy();
+        const agent = agents[target.protocol as 'http:' | 'https:'];
+        const post = (again: boolean) => {
+          const sent = (target.protocol === 'https:' ? https : http).request(target, {
+            method: 'POST',
+            agent,
+            headers: {
+              ...headers,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              'user-agent': 'animal-store-webhooks/1',
+            },
           });
-          const answered = () =>
+          request = sent;
+          const checkSocket = (socket: Socket) => {
+            const address = socket.remoteAddress;
+            if (!allowPrivate && address !== undefined && !isPublicAddress(address)) sent.destroy(new RefusedTargetError(address));
+          };
+          sent.on('socket', (socket: Socket) => {
+            if (socket.remoteAddress !== undefined) checkSocket(socket);
+            else socket.once('connect', () => checkSocket(socket));
+          });
+          sent.on('error', (err: NodeJS.ErrnoException) => {
+            // A kept-alive connection the receiver closed as it was reused (its idle timeout): the request never reached
+            // it. Sent once more, on a new connection (Node's documented remedy, request.reusedSocket).
+            if (again && sent.reusedSocket && STALE_SOCKET_CODES.has(err.code ?? '') && !settled) return post(false);
             finish(
-              status >= 200 && status < 300
-                ? { outcome: 'delivered', status }
-                : { outcome: 'http_status', status, error: `HTTP ${status}` },
+              err instanceof RefusedTargetError
+                ? { outcome: 'refused_target', error: err.message }
+                : { outcome: 'connection_failed', error: err.code ?? err.message.slice(0, 200) },
             );
-          response.on('end', answered);
-          response.on('close', answered);
-          response.on('error', answered);
-        });
-        request.end(body);
+          });
+          sent.on('response', (response) => {
+            const status = response.statusCode ?? 0;
+            let read = 0;
+            response.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              // The answer is not ours to keep: past the bound, the connection goes.
+              if (read > MAX_ANSWER_BYTES) response.destroy();
+            });
+            const answered = () =>
+              finish(
+                status >= 200 && status < 300
+                  ? { outcome: 'delivered', status }
+                  : { outcome: 'http_status', status, error: `HTTP ${status}` },
+              );
+            response.on('end', answered);
+            response.on('close', answered);
+            response.on('error', answered);
+          });
+          sent.end(body);
+        };
+        post(true);
       });
     },
     close() {

@@ -1,0 +1,84 @@
+import { type Server, type Socket, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createSender } from '../../../src/webhooks/send';
+
+/**
+ * The sender keeps connections to a receiver alive between attempts. A receiver closes an idle one
+ * when its own timeout comes (Node's server after 5 s, the first retry's delay), and a request
+ * written to it as it closes is refused unread. Here a receiver does exactly that, on demand.
+ */
+interface Receiver {
+  url: string;
+  connections: number;
+  close(): Promise<void>;
+}
+
+/** Answers 204 to each request; `cut(connection, request)` says which to drop unanswered, closing their connection. */
+async function receiver(cut: (connection: number, request: number) => boolean): Promise<Receiver> {
+  const sockets = new Set<Socket>();
+  const state = { connections: 0 };
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    const connection = ++state.connections;
+    let requests = 0;
+    socket.on('error', () => {});
+    socket.on('data', (data: Buffer) => {
+      // Each request here is one small POST, whole in one read.
+      if (!data.toString('latin1').startsWith('POST ')) return;
+      requests += 1;
+      if (cut(connection, requests)) socket.destroy();
+      else socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    get connections() {
+      return state.connections;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+const headers = { 'webhook-id': 'evt_sender_test' };
+
+test('when the receiver drops a kept-alive connection as it is reused, then the attempt is sent once more on a new one and delivered', async () => {
+  const r = await receiver((connection, request) => connection === 1 && request === 2);
+  const sender = createSender({ allowPrivate: true });
+  try {
+    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered', status: 204 });
+    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ outcome: 'delivered', status: 204 });
+    expect(r.connections).toBe(2);
+  } finally {
+    sender.close();
+    await r.close();
+  }
+});
+
+test('when the receiver drops a new connection unanswered, then the attempt fails once, with no second try', async () => {
+  const r = await receiver(() => true);
+  const sender = createSender({ allowPrivate: true });
+  try {
+    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'connection_failed', error: 'ECONNRESET' });
+    expect(r.connections).toBe(1);
+  } finally {
+    sender.close();
+    await r.close();
+  }
+});
+
+test('when the new connection of a second try is dropped too, then the attempt fails, after two connections', async () => {
+  const r = await receiver((connection, request) => connection > 1 || request === 2);
+  const sender = createSender({ allowPrivate: true });
+  try {
+    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
+    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ outcome: 'connection_failed', error: 'ECONNRESET' });
+    expect(r.connections).toBe(2);
+  } finally {
+    sender.close();
+    await r.close();
+  }
+});
