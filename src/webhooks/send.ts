@@ -98,6 +98,8 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
             },
           });
           request = sent;
+          // Once an answer has begun, the receiver has the request: a reset after it is not a connection found closed.
+          let responded = false;
           const checkSocket = (socket: Socket) => {
             const address = socket.remoteAddress;
             if (!allowPrivate && address !== undefined && !isPublicAddress(address)) sent.destroy(new RefusedTargetError(address));
@@ -109,7 +111,7 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
           sent.on('error', (err: NodeJS.ErrnoException) => {
             // A kept-alive connection the receiver closed as it was reused (its idle timeout): the request never reached
             // it. Sent once more, on a new connection (Node's documented remedy, request.reusedSocket).
-            if (again && sent.reusedSocket && STALE_SOCKET_CODES.has(err.code ?? '') && !settled) return post(false);
+            if (again && sent.reusedSocket && !responded && STALE_SOCKET_CODES.has(err.code ?? '') && !settled) return post(false);
             finish(
               err instanceof RefusedTargetError
                 ? { outcome: 'refused_target', error: err.message }
@@ -117,6 +119,7 @@ export function createSender({ allowPrivate, timeoutMs = ATTEMPT_TIMEOUT_MS }: {
             );
           });
           sent.on('response', (response) => {
+            responded = true;
             const status = response.statusCode ?? 0;
             let read = 0;
             response.on('data', (chunk: Buffer) => {

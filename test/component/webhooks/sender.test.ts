@@ -13,8 +13,11 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-/** Answers 204 to each request; `cut(connection, request)` says which to drop unanswered, closing their connection. */
-async function receiver(cut: (connection: number, request: number) => boolean): Promise<Receiver> {
+/**
+ * Answers 204 to each request; `cut(connection, request)` says which to drop: unanswered (`true`), or after the first
+ * bytes of an answer (`'midway'`), resetting their connection.
+ */
+async function receiver(cut: (connection: number, request: number) => boolean | 'midway'): Promise<Receiver> {
   const sockets = new Set<Socket>();
   const state = { connections: 0 };
   const server: Server = createServer((socket) => {
@@ -26,7 +29,9 @@ async function receiver(cut: (connection: number, request: number) => boolean): 
       // Each request here is one small POST, whole in one read.
       if (!data.toString('latin1').startsWith('POST ')) return;
       requests += 1;
-      if (cut(connection, requests)) socket.destroy();
+      const drop = cut(connection, requests);
+      if (drop === 'midway') socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial', () => socket.resetAndDestroy());
+      else if (drop) socket.destroy();
       else socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
     });
   });
@@ -77,6 +82,19 @@ test('when the new connection of a second try is dropped too, then the attempt f
     expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
     expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ outcome: 'connection_failed', error: 'ECONNRESET' });
     expect(r.connections).toBe(2);
+  } finally {
+    sender.close();
+    await r.close();
+  }
+});
+
+test('when a reused connection is reset after its answer began, then the attempt is not sent again', async () => {
+  const r = await receiver((connection, request) => connection === 1 && request === 2 && 'midway');
+  const sender = createSender({ allowPrivate: true });
+  try {
+    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
+    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ status: 200 });
+    expect(r.connections).toBe(1);
   } finally {
     sender.close();
     await r.close();
