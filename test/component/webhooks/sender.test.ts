@@ -93,7 +93,9 @@ test('when a reused connection is reset after its answer began, then the attempt
   const sender = createSender({ allowPrivate: true });
   try {
     expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
-    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ status: 200 });
+    // Node 20 settles on the cut answer's close (its status, 200); Node 24 reports the reset first (connection_failed).
+    const second = await sender.send(r.url, headers, '{"n":2}');
+    expect(['delivered', 'connection_failed']).toContain(second.outcome);
     expect(r.connections).toBe(1);
   } finally {
     sender.close();
