@@ -50,55 +50,48 @@ async function receiver(cut: (connection: number, request: number) => boolean | 
 
 const headers = { 'webhook-id': 'evt_sender_test' };
 
-test('when the receiver drops a kept-alive connection as it is reused, then the attempt is sent once more on a new one and delivered', async () => {
-  const r = await receiver((connection, request) => connection === 1 && request === 2);
+/** Two attempts' worth of sends to a receiver that drops what `cut` says, and how many connections it was given. */
+async function sendTo(cut: Parameters<typeof receiver>[0], bodies: string[]) {
+  const r = await receiver(cut);
   const sender = createSender({ allowPrivate: true });
   try {
-    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered', status: 204 });
-    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ outcome: 'delivered', status: 204 });
-    expect(r.connections).toBe(2);
+    const results = [];
+    for (const body of bodies) results.push(await sender.send(r.url, headers, body));
+    return { results, connections: r.connections };
   } finally {
     sender.close();
     await r.close();
   }
+}
+
+test('when the receiver drops a kept-alive connection as it is reused, then the attempt is sent once more on a new one and delivered', async () => {
+  const { results, connections } = await sendTo((connection, request) => connection === 1 && request === 2, ['{"n":1}', '{"n":2}']);
+  expect(results).toMatchObject([
+    { outcome: 'delivered', status: 204 },
+    { outcome: 'delivered', status: 204 },
+  ]);
+  expect(connections).toBe(2);
 });
 
 test('when the receiver drops a new connection unanswered, then the attempt fails once, with no second try', async () => {
-  const r = await receiver(() => true);
-  const sender = createSender({ allowPrivate: true });
-  try {
-    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'connection_failed', error: 'ECONNRESET' });
-    expect(r.connections).toBe(1);
-  } finally {
-    sender.close();
-    await r.close();
-  }
+  const { results, connections } = await sendTo(() => true, ['{"n":1}']);
+  expect(results).toMatchObject([{ outcome: 'connection_failed', error: 'ECONNRESET' }]);
+  expect(connections).toBe(1);
 });
 
 test('when the new connection of a second try is dropped too, then the attempt fails, after two connections', async () => {
-  const r = await receiver((connection, request) => connection > 1 || request === 2);
-  const sender = createSender({ allowPrivate: true });
-  try {
-    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
-    expect(await sender.send(r.url, headers, '{"n":2}')).toMatchObject({ outcome: 'connection_failed', error: 'ECONNRESET' });
-    expect(r.connections).toBe(2);
-  } finally {
-    sender.close();
-    await r.close();
-  }
+  const { results, connections } = await sendTo((connection, request) => connection > 1 || request === 2, ['{"n":1}', '{"n":2}']);
+  expect(results).toMatchObject([{ outcome: 'delivered' }, { outcome: 'connection_failed', error: 'ECONNRESET' }]);
+  expect(connections).toBe(2);
 });
 
 test('when a reused connection is reset after its answer began, then the attempt is not sent again', async () => {
-  const r = await receiver((connection, request) => connection === 1 && request === 2 && 'midway');
-  const sender = createSender({ allowPrivate: true });
-  try {
-    expect(await sender.send(r.url, headers, '{"n":1}')).toMatchObject({ outcome: 'delivered' });
-    // Node 20 settles on the cut answer's close (its status, 200); Node 24 reports the reset first (connection_failed).
-    const second = await sender.send(r.url, headers, '{"n":2}');
-    expect(['delivered', 'connection_failed']).toContain(second.outcome);
-    expect(r.connections).toBe(1);
-  } finally {
-    sender.close();
-    await r.close();
-  }
+  const { results, connections } = await sendTo(
+    (connection, request) => connection === 1 && request === 2 && 'midway',
+    ['{"n":1}', '{"n":2}'],
+  );
+  expect(results[0]).toMatchObject({ outcome: 'delivered' });
+  // Node 20 settles on the cut answer's close (its status, 200); Node 24 reports the reset first (connection_failed).
+  expect(['delivered', 'connection_failed']).toContain(results[1]?.outcome);
+  expect(connections).toBe(1);
 });
