@@ -107,6 +107,8 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onEvents: () => webhooks.nudge(),
     traceContext: tracing && (() => tracing.traceparent()),
+    // With tracing on, each create is a transaction of its own, so that its trace holds its own BEGIN and COMMIT.
+    groupCreates: tracing === undefined,
   });
   const metrics = serviceMetrics(parts, logging);
   preparation.done.then(

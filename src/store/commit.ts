@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { type Sql, type WriteSql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
+import { type Sql, type WriteControl, type WriteSql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
 import { type Deadline, requestDeadline } from './deadline';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
 
@@ -46,18 +46,22 @@ export const RESOLVE_MS = 5_000;
  *
  * `body` runs the statements and returns the result with the transaction that wrote it (from
  * `writeColumns`), or no transaction when it wrote nothing (a replayed create: its lost COMMIT
- * answer is a 503, as nothing of it is to keep).
+ * answer is a 503, as nothing of it is to keep). `transact` runs it: by default in a transaction
+ * of its own (writeTransaction); a GroupCommitter's `transact` runs it in a group's.
  */
 export async function commitWithin<T>(
   sql: Sql,
   deadline: Deadline = requestDeadline(),
   body: (tx: WriteSql) => Promise<{ result: T; wrote?: WriteTransaction }>,
-  { resolveMs = RESOLVE_MS }: { resolveMs?: number } = {},
+  {
+    resolveMs = RESOLVE_MS,
+    transact = (b, control) => writeTransaction(sql, b, control),
+  }: CommitOptions<{ result: T; wrote?: WriteTransaction }> = {},
 ): Promise<T> {
   if (deadline - Date.now() <= 0) throw new DeadlineExceededError();
   // Set by the transaction and by the timer, read by both: one object, so that neither's view is narrowed.
   const state: { phase: 'running' | 'committing' | 'abandoned'; done?: { result: T; wrote?: WriteTransaction } } = { phase: 'running' };
-  const tx = writeTransaction(sql, body, {
+  const tx = transact(body, {
     // Answered 503 while this ran: never begin, or roll back; never commit after the answer.
     abandoned: () => state.phase === 'abandoned',
     committing: (out) => {
@@ -92,11 +96,38 @@ export async function commitWithin<T>(
     // The COMMIT was sent and its answer is lost: what became of the transaction is asked of the database.
     // A replay changed nothing, and whether the standby has what it replays is not known: a 503, retried alike.
     if (done.wrote === undefined) throw new DeadlineExceededError();
-    if (await committedAfterAll(sql, done.wrote, err, resolveMs)) return done.result;
+    if (await committedOnce(sql, done.wrote, err, resolveMs)) return done.result;
     throw new DeadlineExceededError();
   } finally {
     timers.forEach(clearTimeout);
   }
+}
+
+export interface CommitOptions<R> {
+  /** How long a COMMIT whose answer was lost is looked for (RESOLVE_MS). */
+  resolveMs?: number;
+  /** Runs the body in a transaction, as writeTransaction does (its default). */
+  transact?: (body: (tx: WriteSql) => Promise<R>, control: WriteControl<R>) => Promise<R>;
+}
+
+/** The lost COMMITs being resolved, by pool and transaction: the members of a group commit ask once. */
+const resolving = new WeakMap<Sql, Map<string, Promise<boolean>>>();
+
+/**
+ * committedAfterAll, asked once for each transaction at a time: every write of a group commit lost
+ * the same COMMIT's answer, and any one's row proves the transaction's outcome.
+ */
+function committedOnce(sql: Sql, wrote: WriteTransaction, cause: unknown, resolveMs: number): Promise<boolean> {
+  const key = `${wrote.pid}:${wrote.xid}`;
+  let pool = resolving.get(sql);
+  if (!pool) resolving.set(sql, (pool = new Map<string, Promise<boolean>>()));
+  const ours = pool;
+  let asked = ours.get(key);
+  if (!asked) {
+    asked = committedAfterAll(sql, wrote, cause, resolveMs).finally(() => ours.delete(key));
+    ours.set(key, asked);
+  }
+  return asked;
 }
 
 /** The transaction id `xid` as the 32-bit xid a row's xmin shows. */

@@ -98,7 +98,10 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
 export type WriteSql = postgres.ReservedSql;
 
 const BEGIN_WITH_TIMEOUT = `BEGIN; SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`;
-const COMMIT_WITHOUT_TIMEOUT = 'SET LOCAL statement_timeout = 0; COMMIT';
+/** The BEGIN of a write's transaction on `sql`: one simple-protocol message; behind a transaction-mode pooler it sets the statement timeout too. */
+export const beginStatement = (sql: Sql) => (transactionPooled.has(sql) ? BEGIN_WITH_TIMEOUT : 'BEGIN');
+/** A write's COMMIT: one message, not under the statement timeout (writeTransaction says why). */
+export const COMMIT_WITHOUT_TIMEOUT = 'SET LOCAL statement_timeout = 0; COMMIT';
 
 /** What a write's transaction asks its caller (commitWithin) as it goes. */
 export interface WriteControl<R> {
@@ -122,7 +125,7 @@ export async function writeTransaction<R>(sql: Sql, body: (tx: WriteSql) => Prom
     if (control.abandoned()) throw new DeadlineExceededError();
     // Sent now, not awaited: the body's first statement leaves in the same write. One simple-protocol
     // message; behind a transaction-mode pooler it sets the transaction's statement timeout too.
-    const begun = tx.unsafe(transactionPooled.has(sql) ? BEGIN_WITH_TIMEOUT : 'BEGIN').execute();
+    const begun = tx.unsafe(beginStatement(sql)).execute();
     begun.catch(() => {});
     const result = await body(tx);
     await begun;

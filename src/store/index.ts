@@ -34,6 +34,8 @@ export interface StoreOptions {
   onEvents?: () => void;
   /** The running create's trace (W3C traceparent) when tracing records it (Tracing.traceparent). */
   traceContext?: () => string | undefined;
+  /** Creates that arrive together share a transaction (PetStoreOptions.groupCreates; default true). */
+  groupCreates?: boolean;
 }
 
 /** Everything the handlers read and write, over one pool. */
@@ -47,6 +49,7 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
     failoverTimeoutMs,
     onEvents,
     traceContext,
+    groupCreates,
   } = options;
   const resolveMs = followsPrimary ? failoverTimeoutMs : undefined;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
@@ -64,6 +67,7 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
       resolveMs,
       onEvents,
       traceContext,
+      groupCreates,
     }),
     health: createHealthCheck(sql, pendingReason, { followsPrimary }),
     webhookEndpoints: createWebhookEndpointStore(sql, {

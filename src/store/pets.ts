@@ -4,6 +4,7 @@ import { type Sql, type WriteSql, onlyRow, withDeadline } from './db';
 import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { InvalidCursorError } from './errors';
+import { createGroupCommitter } from './groupCommit';
 import { type IdempotentRequest, once } from './idempotency';
 import { randomId } from './randomIds';
 
@@ -58,6 +59,11 @@ export interface PetStoreOptions {
   onEvents?: () => void;
   /** The running create's trace (W3C traceparent) when tracing records it: stored with its event, for the deliveries' spans to link to. */
   traceContext?: () => string | undefined;
+  /**
+   * Creates that arrive together share a transaction (a group commit: createGroupCommitter). Default true.
+   * Off, each create is a transaction of its own: as tracing records them, so that each trace shows its BEGIN and COMMIT.
+   */
+  groupCreates?: boolean;
 }
 
 /** The page cursors' signing key, shared by every instance (migration 0004 made it). */
@@ -148,8 +154,17 @@ function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'c
 
 export function createPetStore(
   sql: Sql,
-  { idempotencyTtlSeconds, assertReady = () => {}, read = (query) => query(sql), resolveMs, onEvents, traceContext }: PetStoreOptions,
+  {
+    idempotencyTtlSeconds,
+    assertReady = () => {},
+    read = (query) => query(sql),
+    resolveMs,
+    onEvents,
+    traceContext,
+    groupCreates = true,
+  }: PetStoreOptions,
 ): PetStore {
+  const group = groupCreates ? createGroupCommitter(sql) : undefined;
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
   const cursors = (deadline: Deadline | undefined) =>
@@ -181,6 +196,7 @@ export function createPetStore(
       assertReady();
       // A transaction, not a lone INSERT, so that one answered 503 at its deadline is never committed after:
       // two round trips (BEGIN with the INSERT, then COMMIT), the least that keeps the commit ours to send (docs/performance.md).
+      // Creates that arrive together share them (group).
       let events = false;
       const made = await commitWithin(
         sql,
@@ -190,7 +206,7 @@ export function createPetStore(
           events = inserted.events;
           return inserted;
         },
-        { resolveMs },
+        { resolveMs, transact: group?.transact },
       );
       if (events) onEvents?.();
       return made;

@@ -1,5 +1,6 @@
 import { BODY_LIMIT_BYTES } from '../../../src/http/body';
-import { onlyRow } from '../../../src/store/db';
+import { onlyRow, queriesInFlight } from '../../../src/store/db';
+import { waitFor } from '../../support/load';
 import { type Field, type Pet, auth, badRequest, buildNewPet, listenOnLoopback, testAppForFile } from '../../support/harness';
 
 const t = testAppForFile();
@@ -337,4 +338,40 @@ describe('POST /v1/pets (createPet)', () => {
     }
     expect(await count()).toBe(before);
   });
+
+  // The embedded PostgreSQL serves the test's statements and the app's from one session: a lock there blocks nobody.
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test('when 20 creates arrive while the table is locked, then each is answered 201 with its own animal, committed in at most three transactions', async () => {
+      const lock = await t.sql.reserve();
+      let answers: Promise<{ status: number; body: Pet }[]> | undefined;
+      try {
+        await lock`BEGIN`;
+        await lock`LOCK TABLE pets IN SHARE ROW EXCLUSIVE MODE`;
+        const bodies = Array.from({ length: 20 }, (_, i) => buildNewPet({ name: `together ${i}` }));
+        answers = Promise.all(
+          bodies.map((body) =>
+            t.api
+              .post('/v1/pets')
+              .set(auth())
+              .send(body)
+              .then((res) => res),
+          ),
+        );
+        // Two groups wait for the lock (GROUPS); every other create waits in the queue for the next group.
+        await waitFor(() => Promise.resolve(queriesInFlight() === 20));
+      } finally {
+        await lock`COMMIT`;
+        lock.release();
+      }
+      const replies = await answers;
+      expect(replies.map((r) => r.status)).toEqual(Array(20).fill(201));
+      for (const { body } of replies) expect(await stored(body.id)).toEqual(body);
+      expect(new Set(replies.map((r) => r.body.name)).size).toBe(20);
+      const ids = replies.map((r) => r.body.id);
+      const [{ n } = { n: 0 }] = await t.sql<
+        { n: number }[]
+      >`SELECT count(DISTINCT xmin::text)::int AS n FROM pets WHERE id IN ${t.sql(ids)}`;
+      expect(n).toBeGreaterThanOrEqual(1);
+      expect(n).toBeLessThanOrEqual(3);
+    });
 });

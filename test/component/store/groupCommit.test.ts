@@ -1,0 +1,139 @@
+import { type Sql, type WriteControl, type WriteSql, connect } from '../../../src/store/db';
+import { DeadlineExceededError } from '../../../src/store/errors';
+import { createGroupCommitter } from '../../../src/store/groupCommit';
+import { type TestDatabase, freshDatabase } from '../../support/databases';
+
+/*
+ * Creates that arrive together share one transaction (src/store/groupCommit.ts). Each keeps what a
+ * transaction of its own promised: its own result, its own error, nothing committed once it was
+ * abandoned, and nothing written twice when its group is rolled back for another's sake.
+ */
+describe('writes that arrive together share a transaction (createGroupCommitter)', () => {
+  let db: TestDatabase;
+  let sql: Sql;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    sql = connect(db.url, { max: 3 });
+    await sql`CREATE TABLE IF NOT EXISTS marks (v text NOT NULL)`;
+  });
+  afterAll(async () => {
+    await sql.end();
+    await db.drop();
+  });
+
+  interface Mark {
+    v: string;
+    xid: string;
+  }
+  const insert = (tx: WriteSql, v: string) =>
+    tx<Mark[]>`INSERT INTO marks VALUES (${v}) RETURNING v, pg_current_xact_id()::text AS xid`.then(([row]) => row as Mark);
+  /** How many rows hold each value, for the values that start with `prefix`. */
+  const stored = async (prefix: string) =>
+    Object.fromEntries(
+      (await sql<{ v: string; n: number }[]>`SELECT v, count(*)::int AS n FROM marks WHERE v LIKE ${`${prefix}%`} GROUP BY v`).map((r) => [
+        r.v,
+        r.n,
+      ]),
+    );
+  const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
+  const control = <R>(abandoned: () => boolean = () => false): WriteControl<R> & { committed: R[] } => {
+    const committed: R[] = [];
+    return { abandoned, committing: (r) => void committed.push(r), committed };
+  };
+
+  test('when 70 writes come at once, then each gets its own row back, all commit, in two transactions: 64 writes and 6', async () => {
+    const group = createGroupCommitter(sql);
+    const values = names('together', 70);
+    const rows = await Promise.all(values.map((v) => group.transact((tx) => insert(tx, v), control<Mark>())));
+    expect(rows.map((r) => r.v)).toEqual(values);
+    expect(await stored('together')).toEqual(Object.fromEntries(values.map((v) => [v, 1])));
+    // All came while the first connection was being reserved; a group holds GROUP_MEMBERS (64) at most.
+    const sizes = new Map<string, number>();
+    for (const { xid } of rows) sizes.set(xid, (sizes.get(xid) ?? 0) + 1);
+    expect([...sizes.values()]).toEqual([64, 6]);
+  });
+
+  test("when one write's statement fails, then it gets its error, and every other write of its group commits once", async () => {
+    const group = createGroupCommitter(sql);
+    const values = names('beside', 12);
+    const outcomes = await Promise.allSettled(
+      values.map((v, i) =>
+        group.transact(async (tx) => {
+          if (i === 5) await tx`SELECT 1 / 0`;
+          return insert(tx, v);
+        }, control<Mark>()),
+      ),
+    );
+    expect(outcomes[5]).toMatchObject({
+      status: 'rejected',
+      reason: expect.objectContaining({ message: expect.stringMatching(/division by zero/) }),
+    });
+    const others = values.filter((_, i) => i !== 5);
+    expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value.v)).toEqual(others);
+    expect(await stored('beside')).toEqual(Object.fromEntries(others.map((v) => [v, 1])));
+  });
+
+  test('when a write is abandoned after its statement ran, then it fails with DeadlineExceededError, its row is never committed, and the others commit once, later', async () => {
+    const group = createGroupCommitter(sql);
+    const values = names('abandoned', 8);
+    let ranIn: string | undefined;
+    const controls = values.map((_, i) => control<Mark>(i === 3 ? () => ranIn !== undefined : undefined));
+    const outcomes = await Promise.allSettled(
+      values.map((v, i) =>
+        group.transact(async (tx) => {
+          const row = await insert(tx, v);
+          if (i === 3) ranIn = row.xid;
+          return row;
+        }, controls[i] as WriteControl<Mark>),
+      ),
+    );
+    expect(outcomes[3]).toMatchObject({ status: 'rejected', reason: expect.any(DeadlineExceededError) });
+    expect(controls[3]?.committed).toEqual([]);
+    const others = values.filter((_, i) => i !== 3);
+    expect(await stored('abandoned')).toEqual(Object.fromEntries(others.map((v) => [v, 1])));
+    // The others ran again, in a transaction after the one rolled back with the abandoned write.
+    const fulfilled = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(fulfilled.map((r) => r.v)).toEqual(others);
+    expect(ranIn).toEqual(expect.any(String));
+    expect(fulfilled.filter((r) => r.xid === ranIn)).toEqual([]);
+  });
+
+  test('when a write is abandoned before its group begins, then its statement is never sent', async () => {
+    const group = createGroupCommitter(sql);
+    let sent = 0;
+    const abandoned = control<Mark>(() => true);
+    await expect(group.transact((tx) => ((sent += 1), insert(tx, 'never')), abandoned)).rejects.toThrow(DeadlineExceededError);
+    expect(sent).toBe(0);
+    expect(await stored('never')).toEqual({});
+  });
+
+  // The embedded PostgreSQL serves every connection from one session, which pg_terminate_backend does not end.
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test("when the group's connection is lost before its COMMIT, then the write whose statement met it fails, none of that transaction is committed, and the others commit once, later", async () => {
+      const group = createGroupCommitter(sql);
+      const values = names('lost', 6);
+      let lostIn: string | undefined;
+      const outcomes = await Promise.allSettled(
+        values.map((v, i) =>
+          group.transact(async (tx) => {
+            const row = await insert(tx, v);
+            if (i === 5) {
+              lostIn = row.xid;
+              await tx`SELECT pg_terminate_backend(pg_backend_pid())`;
+            }
+            return row;
+          }, control<Mark>()),
+        ),
+      );
+      // The six were one group, ended by its own session's end before its COMMIT was sent.
+      expect(outcomes[5]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: 'CONNECTION_CLOSED' }) });
+      const others = values.slice(0, 5);
+      const fulfilled = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+      expect(fulfilled.map((r) => r.v)).toEqual(others);
+      expect(lostIn).toEqual(expect.any(String));
+      expect(fulfilled.filter((r) => r.xid === lostIn)).toEqual([]);
+      expect(await stored('lost')).toEqual(Object.fromEntries(others.map((v) => [v, 1])));
+      const after = await group.transact((tx) => insert(tx, 'lost-after'), control<Mark>());
+      expect(after.v).toBe('lost-after');
+    });
+});
