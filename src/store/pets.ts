@@ -215,6 +215,7 @@ export function createPetStore(
     async createOnce(pet, request, deadline) {
       assertReady();
       // One transaction for the pet and the record of its response: they commit together or not at all.
+      // Never a group's: the key's advisory lock is its session's, so two requests with one key in one group would both hold it.
       let events = false;
       const made = await commitWithin(
         sql,
