@@ -105,23 +105,20 @@ async function runGroup(sql: Sql, tx: WriteSql, group: Member<unknown>[], requeu
   live.forEach((member, i) => member.resolve(results[i]));
 }
 
-export function createGroupCommitter(
-  sql: Sql,
-  { members: most = GROUP_MEMBERS, groups = GROUPS }: { members?: number; groups?: number } = {},
-): GroupCommitter {
+export function createGroupCommitter(sql: Sql): GroupCommitter {
   // Written by transact and by the groups, read by next: one array, never replaced.
   const queue: Member<unknown>[] = [];
   let reserving = false;
   let running = 0;
 
   function next(): void {
-    if (reserving || queue.length === 0 || running >= groups) return;
+    if (reserving || queue.length === 0 || running >= GROUPS) return;
     reserving = true;
     sql.reserve().then(
       (tx) => {
         reserving = false;
         running += 1;
-        const group = queue.splice(0, most);
+        const group = queue.splice(0, GROUP_MEMBERS);
         next();
         runGroup(sql, tx, group, requeue)
           // A fault of our own code: every member is told (one already settled stays as it was).

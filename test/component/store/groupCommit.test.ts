@@ -98,6 +98,22 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
     expect(fulfilled.filter((r) => r.xid === ranIn)).toEqual([]);
   });
 
+  test('when no connection can be had, then every write waiting fails with the connection error, and none is sent', async () => {
+    // Port 1: nothing listens there, so the pool's connection is refused at once.
+    const unreachable = connect('postgres://postgres@127.0.0.1:1/none', { max: 1 });
+    try {
+      const group = createGroupCommitter(unreachable);
+      let sent = 0;
+      const outcomes = await Promise.allSettled(
+        names('unreachable', 3).map((v) => group.transact((tx) => ((sent += 1), insert(tx, v)), control<Mark>())),
+      );
+      expect(outcomes).toEqual(Array(3).fill({ status: 'rejected', reason: expect.objectContaining({ code: 'ECONNREFUSED' }) }));
+      expect(sent).toBe(0);
+    } finally {
+      await unreachable.end();
+    }
+  });
+
   test('when a write is abandoned before its group begins, then its statement is never sent', async () => {
     const group = createGroupCommitter(sql);
     let sent = 0;
