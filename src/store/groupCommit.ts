@@ -58,6 +58,8 @@ async function runGroup(sql: Sql, tx: WriteSql, group: Member<unknown>[], requeu
   if (live.length === 0) return;
   // Sent now, not awaited: every member's first statement leaves in the same write (writeTransaction's BEGIN).
   const begun = tx.unsafe(beginStatement(sql)).execute();
+  // Its failure is read below, once every statement settled: meanwhile it is not an unhandled rejection.
+  begun.catch(() => {});
   const ran = await Promise.allSettled(live.map((member) => member.body(tx)));
   const beginFailed = await begun.then(
     () => undefined,

@@ -152,4 +152,37 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
       const after = await group.transact((tx) => insert(tx, 'lost-after'), control<Mark>());
       expect(after.v).toBe('lost-after');
     });
+
+  // On a new connection each statement is described before it runs, and the group's other statements wait
+  // behind it in the reserved connection's queue: they failed to settle when the session ended (patches/README.md).
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test("when a new connection's session ends while the group's statements wait behind the first, then every write fails, none hangs, none is stored", async () => {
+      const fresh = connect(db.url, { max: 1 });
+      try {
+        const group = createGroupCommitter(fresh);
+        const values = names('cut', 5);
+        const writes = values.map((v, i) =>
+          group.transact(
+            (tx) =>
+              i === 0
+                ? tx`SELECT pg_terminate_backend(pg_backend_pid()) AND ${true}::boolean AS ended`.then(() => insert(tx, v))
+                : insert(tx, v),
+            control<Mark>(),
+          ),
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const outcomes = await Promise.race([
+          Promise.allSettled(writes),
+          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
+        ]);
+        clearTimeout(timer);
+        expect(outcomes).not.toBe('pending');
+        expect((outcomes as PromiseSettledResult<Mark>[]).map((o) => o.status)).toEqual(values.map(() => 'rejected'));
+        expect(await stored('cut')).toEqual({});
+        const after = await group.transact((tx) => insert(tx, 'cut-after'), control<Mark>());
+        expect(after.v).toBe('cut-after');
+      } finally {
+        await fresh.end({ timeout: 1 });
+      }
+    });
 });

@@ -102,4 +102,33 @@ describe('a write on a reserved connection (writeTransaction)', () => {
         await sql.end({ timeout: 1 });
       }
     });
+
+  // A reserved connection's statements wait in the reserve's own queue while one is described (a new
+  // connection prepares each statement first): postgres.js dropped that queue when the connection
+  // closed, and what waited there never settled (a group commit's other writes: patches/README.md).
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test('when the session ends while statements wait behind one being described, then every one of them fails, none hangs', async () => {
+      const sql = open();
+      try {
+        const tx = await sql.reserve();
+        // A parameter on a statement not prepared yet: described first, so the ones behind it wait.
+        const first = tx`SELECT pg_terminate_backend(pg_backend_pid()) AND ${true}::boolean AS ended`.execute();
+        const behind = [tx`SELECT ${1}::int AS n`.execute(), tx`SELECT ${2}::int AS n`.execute()];
+        let timer: NodeJS.Timeout | undefined;
+        const settled = await Promise.race([
+          Promise.allSettled([first, ...behind]),
+          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
+        ]);
+        clearTimeout(timer);
+        expect(settled).not.toBe('pending');
+        const reasons = (settled as PromiseSettledResult<unknown>[]).map((o) =>
+          o.status === 'rejected' ? (o.reason as { code?: string }).code : 'ran',
+        );
+        expect(reasons.slice(1)).toEqual(['CONNECTION_CLOSED', 'CONNECTION_CLOSED']);
+        tx.release();
+        expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
 });

@@ -154,7 +154,20 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       const errors = lines.filter((l) => l.includes('"level":50'));
       // The servers' warnings with a cause (a connection refused, a deadline passed), to say why writes came late when they did.
       const warnings = lines.filter((l) => l.includes('"level":40') && l.includes('"err":')).map((l) => l.slice(0, 400));
-      return { cluster, primary: primary!, old, faultAt, writesAt, readiness, sent: traffic.sent, errors, warnings };
+      // An instance that ended under the fault: its exit code and the last of what it printed that is not a request's line.
+      const died = instances.flatMap((s, i) =>
+        s.child.exitCode === null && s.child.signalCode === null
+          ? []
+          : [
+              `instance ${i} exited (${s.child.exitCode ?? s.child.signalCode}):\n${s
+                .output()
+                .split('\n')
+                .filter((l) => !l.includes('"level":30'))
+                .slice(-40)
+                .join('\n')}`,
+            ],
+      );
+      return { cluster, primary: primary!, old, faultAt, writesAt, readiness, sent: traffic.sent, errors, warnings, died };
     } finally {
       await Promise.all(instances.map((s) => stop(s)));
     }
@@ -170,6 +183,7 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
   async function check(label: string, run: Awaited<ReturnType<typeof failover>>) {
     const { cluster, primary, faultAt, writesAt, sent } = run;
     try {
+      expect(run.died).toEqual([]);
       expect(primary).toBeDefined();
       // The rows as the primary serving now holds them. The node that first took writes may be
       // restarting since (CI once found it "starting up" here: a node pg_auto_failover demotes is
@@ -226,6 +240,7 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       });
       process.stdout.write(`timeline (creates 201/503, reads 200/503 per second from the fault): ${timeline.join(' ')}\n`);
       if (run.errors.length) process.stdout.write(`server errors:\n${run.errors.slice(0, 10).join('\n')}\n`);
+      if (lost.length) await whereLost(cluster, lost, faultAt);
       expect({ lost: lost.map((s) => s.name), committed503: committed503.map((s) => s.name), keyedTwice: keyedTwice.length }).toEqual({
         lost: [],
         committed503: [],
@@ -248,6 +263,29 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
     } finally {
       await cluster.destroy();
     }
+  }
+
+  /** Where the acknowledged creates missing from the serving primary are, if anywhere, and what the monitor did meanwhile. */
+  async function whereLost(cluster: AutoFailoverCluster, lost: Sent[], faultAt: number) {
+    const names = lost.map((s) => `'${s.name!}'`).join(',');
+    const found = await Promise.all(
+      cluster.nodes.map((n) =>
+        cluster.psql(n, `SELECT pg_is_in_recovery()::text || ' holds ' || count(*) FROM pets WHERE name IN (${names})`).then(
+          (r) => `${n.name}: ${r}`,
+          (err: Error) => `${n.name}: ${err.message.slice(0, 200)}`,
+        ),
+      ),
+    );
+    const events = await cluster
+      .psql(
+        'monitor',
+        `SELECT (extract(epoch FROM eventtime) * 1000)::bigint - ${faultAt} || ' ms ' || nodename || ' ' || reportedstate || '/' || goalstate || ': ' || left(description, 160) FROM pgautofailover.event ORDER BY eventid`,
+      )
+      .catch((err: Error) => err.message);
+    const when = lost.map((s) => s.sentAt - faultAt).sort((a, b) => a - b);
+    process.stdout.write(
+      `lost ${lost.length}, sent from ${when[0]} to ${when.at(-1)} ms after the fault; the nodes hold:\n${found.join('\n')}\nthe monitor's events (ms from the fault):\n${events}\n`,
+    );
   }
 
   /** What the creates sent in the 2 s after the new primary took writes got, and the servers' warnings around then. */
