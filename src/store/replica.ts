@@ -37,12 +37,35 @@ const lsn = (text: string) => {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 };
 
+/** The most positions kept; past it, neighbours are merged so that the lag is never under-read (record). */
+const MAX_SAMPLES = 1_024;
+
+/**
+ * The primary's position `position`, seen at `at`, added to `samples` (oldest first). A position seen before adds
+ * nothing. When they are too many, each pair becomes one with the older time and the newer position: a replica
+ * that has not replayed it was behind since the older time at least, so the lag read from them can only grow.
+ */
+function record(samples: { at: number; position: bigint }[], at: number, position: bigint): void {
+  const last = samples[samples.length - 1];
+  if (last && last.position >= position) return;
+  samples.push({ at, position });
+  if (samples.length <= MAX_SAMPLES) return;
+  const merged = [];
+  for (let i = 0; i < samples.length; i += 2) {
+    const older = samples[i] as { at: number; position: bigint };
+    merged.push({ at: older.at, position: (samples[i + 1] ?? older).position });
+  }
+  samples.splice(0, samples.length, ...merged);
+}
+
 /**
  * Reads from a streaming replica while it keeps up. Every `everyMs` the primary's current WAL
  * position is recorded with the time, and the replica's replayed position read: the replica is
  * as far behind as the oldest recorded position it has not replayed (0 when it has replayed
- * them all, as on an idle primary, or when replay is paused with nothing to replay). Writes
- * never come here: creates, idempotency records and rate-limit counts use the primary.
+ * them all, as on an idle primary, or when replay is paused with nothing to replay). The
+ * primary's position is recorded while the replica does not answer too: one that comes back
+ * behind is as far behind as the writes it missed, not as the first position seen on its return.
+ * Writes never come here: creates, idempotency records and rate-limit counts use the primary.
  */
 export function createReadRouter(primary: Sql, replica: Sql, { maxLagMs, logger, everyMs = 100 }: ReplicaOptions): ReadRouter {
   const samples: { at: number; position: bigint }[] = [];
@@ -52,23 +75,37 @@ export function createReadRouter(primary: Sql, replica: Sql, { maxLagMs, logger,
   let usable = false;
   let running = false;
 
+  let sampling = false;
+  let primaryAnswers = false;
+  const deadline = () => requestDeadline(Math.max(everyMs * 5, 500));
+  /** The primary's position now, recorded: on its own, so that a replica out of reach does not hold up the record. */
+  const sample = async () => {
+    if (sampling) return;
+    sampling = true;
+    try {
+      const [head] = await withDeadline(primary<{ position: string }[]>`SELECT pg_current_wal_lsn()::text AS position`, deadline());
+      if (head) record(samples, Date.now(), lsn(head.position));
+      primaryAnswers = true;
+    } catch {
+      // The replica's lag cannot be known: it is skipped until the primary answers again.
+      primaryAnswers = false;
+    } finally {
+      sampling = false;
+    }
+  };
   const check = async () => {
     if (running) return;
     running = true;
     try {
-      const deadline = requestDeadline(Math.max(everyMs * 5, 500));
-      const [[head], [state]] = await Promise.all([
-        withDeadline(primary<{ position: string }[]>`SELECT pg_current_wal_lsn()::text AS position`, deadline),
-        withDeadline(
-          replica<{ replayed: string | null; recovering: boolean }[]>`
-            SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_is_in_recovery() AS recovering`,
-          deadline,
-        ),
-      ]);
+      const [state] = await withDeadline(
+        replica<{ replayed: string | null; recovering: boolean }[]>`
+          SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_is_in_recovery() AS recovering`,
+        deadline(),
+      );
       const now = Date.now();
-      if (head) samples.push({ at: now, position: lsn(head.position) });
       reachable = true;
-      if (!state?.recovering || state.replayed === null) {
+      if (!primaryAnswers) lagMs = Number.POSITIVE_INFINITY;
+      else if (!state?.recovering || state.replayed === null) {
         // Promoted, or not a replica at all: nothing to fall behind.
         samples.length = 0;
         lagMs = state?.recovering ? Number.POSITIVE_INFINITY : 0;
@@ -91,8 +128,12 @@ export function createReadRouter(primary: Sql, replica: Sql, { maxLagMs, logger,
       running = false;
     }
   };
-  void check();
-  const timer = setInterval(() => void check(), everyMs);
+  const tick = () => {
+    void sample();
+    void check();
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
   timer.unref();
 
   return {

@@ -1,9 +1,11 @@
 import { call, waitFor } from '../../support/load';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
+import { type Proxy, proxyTo } from '../../support/proxy';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 
 // Reads from a streaming replica (pg_basebackup -R from a throwaway primary), and what happens
-// when it falls behind or stops: reads go to the primary, and no request fails.
+// when it falls behind, stops or is out of reach: reads go to the primary, and no request fails.
+// The service reaches the replica through a TCP proxy, which can hold its connections.
 const KEY = 'replica-key-0123456789abcdef';
 const json = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
 const MAX_LAG_MS = 500;
@@ -11,6 +13,7 @@ const MAX_LAG_MS = 500;
 describeWithThrowawayPostgres('reads from a streaming replica', () => {
   let primary: ThrowawayPostgres;
   let replica: ThrowawayPostgres;
+  let proxy: Proxy;
   let server: Running;
   const failures: { status: number; url: string }[] = [];
 
@@ -19,9 +22,10 @@ describeWithThrowawayPostgres('reads from a streaming replica', () => {
     await primary.start();
     replica = await createThrowawayPostgres({ replicaOf: primary });
     await replica.start();
+    proxy = await proxyTo(replica.url);
     server = await startServer({
       DATABASE_URL: primary.url,
-      DATABASE_REPLICA_URL: replica.url,
+      DATABASE_REPLICA_URL: proxy.url,
       DATABASE_REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
       API_KEYS: KEY,
     });
@@ -34,6 +38,7 @@ describeWithThrowawayPostgres('reads from a streaming replica', () => {
       expect({ code, output: code === 0 ? '' : server.output().slice(-6000) }).toEqual({ code: 0, output: '' });
     }
     reapAll();
+    proxy?.close();
     await replica?.destroy();
     await primary?.destroy();
   }, 60_000);
@@ -112,6 +117,26 @@ describeWithThrowawayPostgres('reads from a streaming replica', () => {
       await background;
     }
   }, 90_000);
+
+  test('when the replica was out of reach while the primary moved on, then it serves again only once it has replayed what it missed', async () => {
+    await replica.psql('SELECT pg_wal_replay_pause()');
+    try {
+      proxy.freeze();
+      await waitFor(async () => (await reads()).lag === -1);
+      const created = await create('While the replica was out of reach');
+      expect(created.status).toBe(201);
+      await new Promise((r) => setTimeout(r, MAX_LAG_MS + 300));
+      proxy.thaw();
+      await waitFor(async () => (await reads()).lag !== -1);
+      // Answering again, but without the animal (its replay is paused): behind by the time since it was created.
+      expect((await reads()).lag).toBeGreaterThan(MAX_LAG_MS);
+      expect(await listUntilServedBy('primary')).toContain('While the replica was out of reach');
+    } finally {
+      proxy.thaw();
+      await replica.psql('SELECT pg_wal_replay_resume()');
+    }
+    expect(await listUntilServedBy('replica')).toContain('While the replica was out of reach');
+  }, 60_000);
 
   afterAll(() => {
     expect(failures).toEqual([]);
