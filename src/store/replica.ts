@@ -37,15 +37,15 @@ const lsn = (text: string) => {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 };
 
-/** The most positions kept; past it, neighbours are merged so that the lag is never under-read (record). */
-const MAX_SAMPLES = 1_024;
+/** The most positions kept; past it, neighbours are merged so that the lag is never under-read (recordPosition). */
+export const MAX_SAMPLES = 1_024;
 
 /**
  * The primary's position `position`, seen at `at`, added to `samples` (oldest first). A position seen before adds
  * nothing. When they are too many, each pair becomes one with the older time and the newer position: a replica
  * that has not replayed it was behind since the older time at least, so the lag read from them can only grow.
  */
-function record(samples: { at: number; position: bigint }[], at: number, position: bigint): void {
+export function recordPosition(samples: { at: number; position: bigint }[], at: number, position: bigint): void {
   const last = samples[samples.length - 1];
   if (last && last.position >= position) return;
   samples.push({ at, position });
@@ -84,7 +84,7 @@ export function createReadRouter(primary: Sql, replica: Sql, { maxLagMs, logger,
     sampling = true;
     try {
       const [head] = await withDeadline(primary<{ position: string }[]>`SELECT pg_current_wal_lsn()::text AS position`, deadline());
-      if (head) record(samples, Date.now(), lsn(head.position));
+      if (head) recordPosition(samples, Date.now(), lsn(head.position));
       primaryAnswers = true;
     } catch {
       // The replica's lag cannot be known: it is skipped until the primary answers again.
