@@ -33,8 +33,9 @@ interface Member<R> {
  * whole group rolls back, and the members still within their deadlines go back to the queue for
  * the next group, so that nothing answered 503 ever commits. A member whose own statement fails is
  * told its error; the statements after it in the group failed only because the transaction had
- * (SQLSTATE 25P02), so their members go back to the queue too. A COMMIT whose answer is lost is
- * every member's to resolve (commitWithin asks once per transaction). A group takes the writes
+ * (SQLSTATE 25P02), so their members go back to the queue too, at most REQUEUES times, and then
+ * fail with DeadlineExceededError (a 503). A COMMIT whose answer is lost is every member's to
+ * resolve (commitWithin asks once per transaction). A group takes the writes
  * queued when its connection is reserved; at most GROUPS hold one at once, and the writes that come
  * meanwhile make the next. Under no load a write goes alone, as soon as it comes.
  */
@@ -75,8 +76,9 @@ async function runGroup(sql: Sql, tx: WriteSql, group: Member<unknown>[], requeu
       const own = outcome.status === 'rejected' && !inFailedTransaction(outcome.reason);
       // Without its BEGIN a statement may have run on its own: nobody's write is sent again.
       if (beginFailed !== undefined) member.reject(outcome.status === 'rejected' ? outcome.reason : beginFailed);
-      else if (own || member.requeued >= REQUEUES)
-        member.reject(outcome.status === 'rejected' ? outcome.reason : new DeadlineExceededError());
+      else if (own) member.reject(outcome.reason);
+      // Failed for others' sake too often: a 503, as a write abandoned at its deadline (never its 25P02, a 500).
+      else if (member.requeued >= REQUEUES) member.reject(new DeadlineExceededError());
       else {
         member.requeued += 1;
         again.push(member);

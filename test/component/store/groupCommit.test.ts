@@ -73,6 +73,30 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
     expect(await stored('beside')).toEqual(Object.fromEntries(others.map((v) => [v, 1])));
   });
 
+  test("when a write's group fails for another's sake a third time, then it is answered DeadlineExceededError and never committed", async () => {
+    const group = createGroupCommitter(sql);
+    let tries = 0;
+    // Its second statement is sent once its first is answered: behind the failing ones, so it fails as theirs did (25P02).
+    const victim = group.transact(async (tx) => {
+      tries += 1;
+      const row = await insert(tx, `victim-${tries}`);
+      await tx`SELECT 1 AS one`;
+      return row;
+    }, control<Mark>());
+    // Each fails on its own statement in its turn; the ones behind it in the same group go back to the queue with the victim.
+    const failing = [1, 2, 3].map(() => group.transact((tx) => tx`SELECT 1 / 0`, control<unknown>()));
+    const outcomes = await Promise.allSettled([victim, ...failing]);
+    expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: expect.any(DeadlineExceededError) });
+    expect(outcomes.slice(1).map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'committed'))).toEqual([
+      'division by zero',
+      'division by zero',
+      'division by zero',
+    ]);
+    // Three groups: sent back twice (REQUEUES), then answered; none of its rows committed.
+    expect(tries).toBe(3);
+    expect(await stored('victim')).toEqual({});
+  });
+
   test('when a write is abandoned after its statement ran, then it fails with DeadlineExceededError, its row is never committed, and the others commit once, later', async () => {
     const group = createGroupCommitter(sql);
     const values = names('abandoned', 8);
