@@ -184,7 +184,7 @@ function webhookMetrics(registry: Registry, backlog: (() => Promise<{ due: numbe
 function replicaMetrics(registry: Registry, replica: () => ReplicaMetrics): void {
   new Gauge({
     name: 'animal_store_db_replica_lag_milliseconds',
-    help: 'How far the read replica is behind the primary (-1: it does not answer).',
+    help: 'How far the read replica is behind the primary (-1: unknown, as it or the primary does not answer).',
     registers: [registry],
     collect() {
       this.set(replica().lagMs);
