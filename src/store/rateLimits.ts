@@ -264,18 +264,25 @@ async function giveBackIdle(
   counters: Map<string, Counter>,
   { windowSeconds, idleMs, subtract, warn }: { windowSeconds: number; idleMs: number; subtract: WindowCounts['subtract']; warn: Warn },
 ): Promise<void> {
-  const giveBack = async (clientId: string, c: Counter) => {
-    const n = c.tokens;
-    c.tokens = 0;
-    try {
-      await subtract(clientId, c.window, n);
-      c.total -= n;
-    } catch (err) {
-      // Kept, to be given back or spent later.
-      c.tokens += n;
-      warn(err, 'could not give back unspent requests; retrying');
-    }
-  };
+  // Runs as the counter's reservation: a request that comes meanwhile waits for it (take), then reserves
+  // out of a count that has the tokens back, rather than being refused while they are on their way.
+  const giveBack = (clientId: string, c: Counter) =>
+    (c.reserving = (async () => {
+      const n = c.tokens;
+      c.tokens = 0;
+      try {
+        await subtract(clientId, c.window, n);
+        c.total -= n;
+        // The window has room again, as far as this process knows: the next request asks the database.
+        c.exhausted = false;
+      } catch (err) {
+        // Kept, to be given back or spent later.
+        c.tokens += n;
+        warn(err, 'could not give back unspent requests; retrying');
+      } finally {
+        c.reserving = undefined;
+      }
+    })());
   const current = Math.floor(Date.now() / 1000 / windowSeconds);
   await Promise.all(
     [...counters].map(async ([clientId, c]) => {

@@ -153,6 +153,33 @@ describe('tokens held by requests still being answered', () => {
   });
 });
 
+describe('tokens given back while requests come', () => {
+  test('when a process gives back unspent tokens of a window it had found spent, then the next request takes one of them, not a 429', async () => {
+    const { logging } = captureLogs('silent');
+    const limiter = createRateLimiter(t.sql, { requests: 4, windowSeconds: WINDOW }, logging.logger);
+    const client = 'given-back-client';
+    // Four at once reserve the whole window in one statement: spent, as far as this process knows.
+    const taken = await Promise.all([1, 2, 3, 4].map(() => limiter.take(client)));
+    expect(taken.map((d) => d.allowed)).toEqual([true, true, true, true]);
+    // Two answered 304 (given back to this process), two answered: two tokens unspent, nothing held.
+    taken.slice(0, 2).forEach((d) => limiter.refund(client, d));
+    taken.slice(2).forEach((d) => limiter.settle(client, d));
+    // The key goes quiet and the two go back to the database; one request comes while they are on their way.
+    const flushed = limiter.flush(0);
+    const during = limiter.take(client);
+    await flushed;
+    const after = limiter.take(client);
+    const both = [await during, await after];
+    expect(both.map((d) => d.allowed)).toEqual([true, true]);
+    // Both answered: the window is spent, and the next is refused at once.
+    both.forEach((d) => limiter.settle(client, d));
+    const started = Date.now();
+    expect(await limiter.take(client)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await t.sql`SELECT count FROM rate_limit_counts WHERE client_id = ${client}`).toEqual([{ count: 4 }]);
+  });
+});
+
 describe('reservations held by processes that die', () => {
   test('when 200 processes each reserve for a key with a very large limit and die without giving back, then each cost at most MAX_RESERVATION and the next is let through', async () => {
     const { logging } = captureLogs('silent');
