@@ -151,12 +151,14 @@ export function createReadRouter(primary: Sql, replica: Sql, { maxLagMs, logger,
         // Down since the last check: skip it until a check finds it answering again.
         usable = false;
         reachable = false;
+        // Not known until a check finds it answering: what the last check measured is not its lag now.
+        lagMs = Number.POSITIVE_INFINITY;
         logger.warn({ err }, 'the read replica failed a read: reads go to the primary');
         reads.primary += 1;
         return query(primary);
       }
     },
-    status: () => ({ reachable, lagMs: Number.isFinite(lagMs) ? lagMs : -1, reads: { ...reads } }),
+    status: () => ({ reachable, lagMs: reachable && Number.isFinite(lagMs) ? lagMs : -1, reads: { ...reads } }),
     stop: () => clearInterval(timer),
   };
 }

@@ -105,16 +105,21 @@ describeWithThrowawayPostgres('reads from a streaming replica', () => {
     const background = (async () => {
       while (running) await api('/pets?limit=5');
     })();
+    let down = false;
     try {
       await replica.stop();
+      down = true;
       expect(await listUntilServedBy('primary')).toEqual(expect.any(Array));
       expect((await reads()).lag).toBe(-1);
       await create('While the replica is down');
       await replica.start();
+      down = false;
       expect(await listUntilServedBy('replica')).toContain('While the replica is down');
     } finally {
       running = false;
       await background;
+      // Up again for the next case, whatever failed here.
+      if (down) await replica.start();
     }
   }, 90_000);
 
