@@ -1,4 +1,4 @@
-import { type Sql, connect, writeTransaction } from '../../../src/store/db';
+import { type Sql, connect, transaction, writeTransaction } from '../../../src/store/db';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
@@ -126,6 +126,32 @@ describe('a write on a reserved connection (writeTransaction)', () => {
         );
         expect(reasons.slice(1)).toEqual(['CONNECTION_CLOSED', 'CONNECTION_CLOSED']);
         tx.release();
+        expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
+
+  // The same queue of sql.begin (transaction(): the keys' and the migrations' transactions).
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test('when the session of a transaction ends while statements wait behind one being described, then the transaction fails, none hangs', async () => {
+      const sql = open();
+      try {
+        let behind: Promise<unknown>[] = [];
+        const begun = transaction(sql, async (tx) => {
+          const first = tx`SELECT pg_terminate_backend(pg_backend_pid()) AND ${true}::boolean AS ended`.execute();
+          behind = [tx`SELECT ${1}::int AS n`.execute(), tx`SELECT ${2}::int AS n`.execute()];
+          return Promise.all([first, ...behind]);
+        });
+        let timer: NodeJS.Timeout | undefined;
+        const settled = await Promise.race([
+          Promise.allSettled([begun]).then(() => Promise.allSettled(behind)),
+          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
+        ]);
+        clearTimeout(timer);
+        expect(settled).not.toBe('pending');
+        await expect(begun).rejects.toBeDefined();
+        expect((settled as PromiseSettledResult<unknown>[]).map((o) => o.status)).toEqual(['rejected', 'rejected']);
         expect(await sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
       } finally {
         await sql.end({ timeout: 1 });
