@@ -14,7 +14,18 @@ const untypedJson = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'generated/', 'node_modules/', 'coverage/', '.data/'] },
+  // postgres.js's files as upstream has them, and our tests of its patches written in its style.
+  {
+    ignores: [
+      'dist/',
+      'generated/',
+      'node_modules/',
+      'coverage/',
+      '.data/',
+      'patches/postgres/upstream/',
+      'patches/postgres/fixes.test.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -42,7 +53,10 @@ export default tseslint.config(
   {
     // CommonJS, for what loads files without transforming them (a jest reporter).
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,

@@ -85,14 +85,14 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0/m);
   });
 
-  test('when the image installs dependencies, then patches/ is there first and patch-package applies it', () => {
+  test('when the image installs dependencies, then patches/ is there first, patch-package applies it, and postgres.js is built from its patched source', () => {
     const stages = dockerfile.split(/^FROM /m).slice(1);
     const installing = stages.filter((stage) => /^RUN npm ci/m.test(stage));
     expect(installing.length).toBeGreaterThanOrEqual(2);
     for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeGreaterThan(-1);
     for (const stage of installing) expect(stage.indexOf('COPY patches ./patches')).toBeLessThan(stage.indexOf('RUN npm ci'));
     const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
-    expect(pkg.scripts.postinstall).toBe('patch-package --error-on-fail --error-on-warn');
+    expect(pkg.scripts.postinstall).toBe('patch-package --error-on-fail --error-on-warn && node patches/postgres/build.cjs');
     expect(pkg.dependencies['patch-package']).toBeDefined();
   });
 
