@@ -23,6 +23,7 @@ import { type Database, openDatabase } from './store/open';
 import { type DatabasePreparation, prepareDatabase } from './store/prepare';
 import { type RateLimiter, createRateLimiter } from './store/rateLimits';
 import { type ReadRouter, createReadRouter } from './store/replica';
+import type { GroupCommitOptions } from './store/write/groupCommit';
 import { type Webhooks, createWebhooks } from './webhooks';
 
 /** A serving process's parts, built before it listens. */
@@ -94,6 +95,16 @@ function serviceMetrics({ reads, tracing, webhooks }: Omit<Service, 'app' | 'met
   });
 }
 
+/** The group commit's spans when traced, and the warning of a group (or its connection's reserve) that held its slot past its bound. */
+const groupCommitOptions = (tracing: Tracing | undefined, logging: Logging): GroupCommitOptions => ({
+  tracing,
+  stalled: (what) =>
+    logging.logger.warn(
+      { what },
+      `A group commit's ${what === 'group' ? 'transaction' : 'connection reserve'} held its slot past its bound without settling; the slot went to the next group`,
+    ),
+});
+
 /** The app on the stores, and METRICS_PORT's app sharing its metrics; the webhook deliveries start, counted, once the database is ready. */
 async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
@@ -107,8 +118,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     onEvents: () => webhooks.nudge(),
     traceContext: tracing && (() => tracing.traceparent()),
-    // With tracing on, each create is a transaction of its own, so that its trace holds its own BEGIN and COMMIT.
-    groupCreates: tracing === undefined,
+    groupCommit: groupCommitOptions(tracing, logging),
   });
   const metrics = serviceMetrics(parts, logging);
   preparation.done.then(

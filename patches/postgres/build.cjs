@@ -10,6 +10,7 @@ const { execFileSync } = require('node:child_process');
 const { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
+const process = require('node:process');
 
 const installed = path.join(__dirname, '..', '..', 'node_modules', 'postgres');
 const upstream = path.join(__dirname, 'upstream');

@@ -94,56 +94,9 @@ export function transaction<T>(sql: Sql, body: (tx: postgres.TransactionSql) => 
   }) as Promise<T>;
 }
 
-/** The connection a write's transaction runs on (writeTransaction): its statements, and only its. */
-export type WriteSql = postgres.ReservedSql;
-
 const BEGIN_WITH_TIMEOUT = `BEGIN; SET LOCAL statement_timeout = ${QUERY_DEADLINE_MS}`;
-/** The BEGIN of a write's transaction on `sql`: one simple-protocol message; behind a transaction-mode pooler it sets the statement timeout too. */
+/** The BEGIN of a write's transaction on `sql` (write/transaction.ts): one simple-protocol message; behind a transaction-mode pooler it sets the statement timeout too. */
 export const beginStatement = (sql: Sql) => (transactionPooled.has(sql) ? BEGIN_WITH_TIMEOUT : 'BEGIN');
-/** A write's COMMIT: one message, not under the statement timeout (writeTransaction says why). */
-export const COMMIT_WITHOUT_TIMEOUT = 'SET LOCAL statement_timeout = 0; COMMIT';
-
-/** What a write's transaction asks its caller (commitWithin) as it goes. */
-export interface WriteControl<R> {
-  /** Asked before BEGIN and before COMMIT: true, the write is not begun, or is rolled back (DeadlineExceededError). */
-  abandoned(): boolean;
-  /** Told just before COMMIT is sent, with the body's result: from here the outcome is the COMMIT's. */
-  committing(result: R): void;
-}
-
-/**
- * A transaction in two round trips on a connection of its own: BEGIN is sent with the body's
- * first statement (postgres.js writes both at once, and one answer carries both), and COMMIT
- * follows when `control` has not abandoned it. `sql.begin` waits for BEGIN's answer before the
- * first statement, one round trip more. Any failure before COMMIT rolls back; a failed COMMIT is
- * the caller's to resolve (committedAfterAll).
- */
-export async function writeTransaction<R>(sql: Sql, body: (tx: WriteSql) => Promise<R>, control: WriteControl<R>): Promise<R> {
-  const tx = await sql.reserve();
-  let committing = false;
-  try {
-    if (control.abandoned()) throw new DeadlineExceededError();
-    // Sent now, not awaited: the body's first statement leaves in the same write. One simple-protocol
-    // message; behind a transaction-mode pooler it sets the transaction's statement timeout too.
-    const begun = tx.unsafe(beginStatement(sql)).execute();
-    begun.catch(() => {});
-    const result = await body(tx);
-    await begun;
-    if (control.abandoned()) throw new DeadlineExceededError();
-    committing = true;
-    control.committing(result);
-    // Not under the statement timeout: PostgreSQL answers a COMMIT whose wait for the synchronous
-    // standby was cancelled as done, though the standby may not have it (a failover would lose it).
-    // One message, one round trip; a COMMIT still waiting at the deadline is commitWithin's to resolve.
-    await tx.unsafe(COMMIT_WITHOUT_TIMEOUT);
-    return result;
-  } catch (err) {
-    if (!committing) await tx`ROLLBACK`.catch(() => {});
-    throw err;
-  } finally {
-    tx.release();
-  }
-}
 
 let inFlight = 0;
 /** Queries sent through withDeadline (and transactions through commitWithin) not yet settled, for the metrics. */

@@ -1,5 +1,6 @@
-import type { WriteTransaction } from './commit';
-import { type Sql, type WriteSql, onlyRow, withDeadline } from './db';
+import type { WriteSql } from './write/transaction';
+import type { WriteTransaction } from './write/commit';
+import { type Sql, onlyRow, withDeadline } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
 
 /** A write made safe to retry: the same client, key and body get the first response again. */

@@ -1,3 +1,4 @@
+import type { GroupCommitOptions } from './write/groupCommit';
 import type { KeyRegistry } from './keys/registry';
 import type { Sql } from './db';
 import { NotReadyError } from './errors';
@@ -34,8 +35,8 @@ export interface StoreOptions {
   onEvents?: () => void;
   /** The running create's trace (W3C traceparent) when tracing records it (Tracing.traceparent). */
   traceContext?: () => string | undefined;
-  /** Creates that arrive together share a transaction (PetStoreOptions.groupCreates; default true). */
-  groupCreates?: boolean;
+  /** The group commit's spans when traced, and what hears of a group that held its slot too long (PetStoreOptions.groupCommit). */
+  groupCommit?: GroupCommitOptions;
 }
 
 /** Everything the handlers read and write, over one pool. */
@@ -49,7 +50,7 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
     failoverTimeoutMs,
     onEvents,
     traceContext,
-    groupCreates,
+    groupCommit,
   } = options;
   const resolveMs = followsPrimary ? failoverTimeoutMs : undefined;
   // Not ready while start-up prepares the database, and then until the keys are first read: the
@@ -67,7 +68,7 @@ export function createStores(sql: Sql, options: StoreOptions): Stores {
       resolveMs,
       onEvents,
       traceContext,
-      groupCreates,
+      groupCommit,
     }),
     health: createHealthCheck(sql, pendingReason, { followsPrimary }),
     webhookEndpoints: createWebhookEndpointStore(sql, {

@@ -1,10 +1,11 @@
+import type { WriteSql } from './write/transaction';
 import type { components } from '../../generated/openapi';
-import { type WriteTransaction, commitWithin, writeColumns } from './commit';
-import { type Sql, type WriteSql, onlyRow, withDeadline } from './db';
+import { type WriteTransaction, commitWithin, writeColumns } from './write/commit';
+import { type Sql, onlyRow, withDeadline } from './db';
 import { type CursorCodec, createCursorCodec } from './cursors';
 import type { Deadline } from './deadline';
 import { InvalidCursorError } from './errors';
-import { createGroupCommitter } from './groupCommit';
+import { type GroupCommitOptions, createGroupCommitter } from './write/groupCommit';
 import { type IdempotentRequest, once } from './idempotency';
 import { randomId } from './randomIds';
 
@@ -59,11 +60,8 @@ export interface PetStoreOptions {
   onEvents?: () => void;
   /** The running create's trace (W3C traceparent) when tracing records it: stored with its event, for the deliveries' spans to link to. */
   traceContext?: () => string | undefined;
-  /**
-   * Creates that arrive together share a transaction (a group commit: createGroupCommitter). Default true.
-   * Off, each create is a transaction of its own: as tracing records them, so that each trace shows its BEGIN and COMMIT.
-   */
-  groupCreates?: boolean;
+  /** Creates that arrive together share a transaction (createGroupCommitter): traced, each group a span of its own. */
+  groupCommit?: GroupCommitOptions;
 }
 
 /** The page cursors' signing key, shared by every instance (migration 0004 made it). */
@@ -161,10 +159,10 @@ export function createPetStore(
     resolveMs,
     onEvents,
     traceContext,
-    groupCreates = true,
+    groupCommit,
   }: PetStoreOptions,
 ): PetStore {
-  const group = groupCreates ? createGroupCommitter(sql) : undefined;
+  const group = createGroupCommitter(sql, groupCommit);
   // Read once, on the first list, and kept; a failed read is tried again by the next list.
   let codec: Promise<CursorCodec> | undefined;
   const cursors = (deadline: Deadline | undefined) =>
@@ -206,7 +204,7 @@ export function createPetStore(
           events = inserted.events;
           return inserted;
         },
-        { resolveMs, transact: group?.transact },
+        { resolveMs, transact: group.transact },
       );
       if (events) onEvents?.();
       return made;

@@ -1,6 +1,7 @@
+import type { WriteSql } from './write/transaction';
 import type { components } from '../../generated/openapi';
-import { type WriteTransaction, commitWithin, writeColumns } from './commit';
-import { type Sql, type WriteSql, withDeadline } from './db';
+import { type WriteTransaction, commitWithin, writeColumns } from './write/commit';
+import { type Sql, withDeadline } from './db';
 import type { Deadline } from './deadline';
 import { randomBase62 } from './keys/format';
 import { randomBytes } from 'node:crypto';

@@ -105,6 +105,8 @@ export async function startTestApp(
     corsOrigins?: string[] | '*';
     /** How long a request's database work may take (default: production's). */
     deadlineMs?: number;
+    /** The app's pool size (DATABASE_POOL_SIZE; default: the run's, 1 on the embedded database). */
+    poolSize?: number;
     /** Operations served by the generated stub (501), as before their handler is written. */
     stubs?: OperationId[];
     /** The key registry's timings (refresh, staleness bound, last-use interval); default: production's. */
@@ -139,7 +141,7 @@ export async function startTestApp(
   const copied = options.database === 'file' ? databaseOfFile() : freshDatabase({ migrated: true });
   const spec = await specOfFile();
   const db: TestDatabase = await copied;
-  const sql = connect(db.url, { max: db.max, statements: options.statements });
+  const sql = connect(db.url, { max: options.poolSize ?? db.max, statements: options.statements });
   // As start-up does; on a copy of the migrated template, it finds nothing to apply.
   await migrate(sql);
   const { logging, lines } = captureLogs();

@@ -19,6 +19,10 @@ export interface Proxy {
   caught(): number;
   /** Closes the client side of those connections, as a network failure would; the server side stays open. */
   cutCaught(): void;
+  /** Resets every client connection it has (TCP RST), as a server host that vanished does: the client reads ECONNRESET. */
+  resetAll(): void;
+  /** Stops forwarding on the connections it has, keeping them open; new connections are forwarded. */
+  freezeExisting(): void;
   /** Stops taking new connections, keeping the ones it has. */
   refuseNew(): void;
   /**
@@ -42,6 +46,8 @@ export async function listenInFrontOf(server: Server, url: string): Promise<stri
 export async function proxyTo(url: string): Promise<Proxy> {
   const target = new URL(url);
   const sockets: Socket[] = [];
+  const clients: Socket[] = [];
+  const stuck = new Set<Socket>();
   const caught: { client: Socket; upstream: Socket }[] = [];
   let frozen = false;
   let fault: CommitFault = 'none';
@@ -52,6 +58,7 @@ export async function proxyTo(url: string): Promise<Proxy> {
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(Number(target.port || 5432), target.hostname);
     sockets.push(client, upstream);
+    clients.push(client);
     let answerLost = false;
     let holding = false;
     let writes = 0;
@@ -71,10 +78,10 @@ export async function proxyTo(url: string): Promise<Proxy> {
         }
         answerLost = true;
       }
-      whenThawed(() => upstream.write(chunk));
+      if (!stuck.has(client)) whenThawed(() => upstream.write(chunk));
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (!answerLost) whenThawed(() => client.write(chunk));
+      if (!answerLost && !stuck.has(client)) whenThawed(() => client.write(chunk));
     });
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -91,6 +98,8 @@ export async function proxyTo(url: string): Promise<Proxy> {
     commitFault: (f) => void (fault = f),
     caught: () => caught.length,
     cutCaught: () => caught.forEach(({ client }) => client.destroy()),
+    resetAll: () => clients.forEach((client) => !client.destroyed && client.resetAndDestroy()),
+    freezeExisting: () => clients.forEach((client) => stuck.add(client)),
     // close() stops listening at once; its callback would wait for the open connections to end.
     refuseNew: () => void server.close(),
     cutAtFirstStatement: () => void (cutAtFirst = true),

@@ -59,6 +59,8 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type {
   DeliveryTrace,
+  GroupMemberTrace,
+  GroupTrace,
   RequestOutcome,
   RequestTrace,
   StatementHook,
@@ -71,6 +73,8 @@ import type {
 
 /** The operationId the request matched: no semantic convention names it, so the attribute is this service's own. */
 export const ATTR_OPERATION_ID = 'animal_store.operation_id';
+/** How many writes a group commit's transaction holds: this service's own attribute. */
+export const ATTR_GROUP_MEMBERS = 'animal_store.group_commit.members';
 /** A webhook delivery's event, its type and its endpoint: this service's own attributes too. */
 export const ATTR_WEBHOOK_EVENT_ID = 'animal_store.webhook.event_id';
 export const ATTR_WEBHOOK_EVENT_TYPE = 'animal_store.webhook.event_type';
@@ -235,6 +239,44 @@ function stepSpan<T>(tracer: Tracer, name: string, work: () => Promise<T>): Prom
   );
 }
 
+/** A group commit's transaction: a root span (it serves several requests), the parent of its BEGIN and COMMIT. */
+class GroupSpan implements GroupTrace {
+  private readonly active: Context;
+  constructor(readonly span: Span) {
+    this.active = trace.setSpan(ROOT_CONTEXT, span);
+  }
+  run<T>(work: () => T): T {
+    return context.with(this.active, work);
+  }
+  end(): void {
+    this.span.end();
+  }
+}
+
+function groupSpan(tracer: Tracer, members: number): GroupTrace {
+  return new GroupSpan(
+    tracer.startSpan('group commit', { kind: SpanKind.INTERNAL, attributes: { [ATTR_GROUP_MEMBERS]: members } }, ROOT_CONTEXT),
+  );
+}
+
+/** A write's part in a group commit, under the active span of its request (from when it joins the queue), linked to each group it joins. */
+function groupMemberSpan(tracer: Tracer): GroupMemberTrace | undefined {
+  const parent = recordingParent();
+  if (!parent) return undefined;
+  const span = tracer.startSpan('transaction', { kind: SpanKind.INTERNAL }, parent);
+  const active = trace.setSpan(parent, span);
+  return {
+    run: (work) => context.with(active, work),
+    joined: (group) => {
+      if (group instanceof GroupSpan) span.addLink({ context: group.span.spanContext() });
+    },
+    end: (err) => {
+      if (err !== undefined) failed(span, err);
+      span.end();
+    },
+  };
+}
+
 /** The active span's context as a `traceparent` header's value, when it is recorded. */
 function activeTraceparent(propagator: W3CTraceContextPropagator): string | undefined {
   const active = recordingParent();
@@ -359,6 +401,8 @@ export function createTracing(config: TracingConfig, { serviceVersion }: Tracing
     step: (name, work) => stepSpan(tracer, name, work),
     traceparent: () => activeTraceparent(propagator),
     delivery: (delivery) => deliverySpan(tracer, propagator, delivery),
+    group: (members) => groupSpan(tracer, members),
+    groupMember: () => groupMemberSpan(tracer),
     statements: (url) => statementSpans(tracer, url),
     shutdown: () => provider.shutdown(),
   };

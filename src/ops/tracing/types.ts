@@ -102,6 +102,23 @@ export interface DeliveryTrace {
   end(outcome: { status?: number; failure?: string }): void;
 }
 
+/** A group commit's transaction (src/store/write/groupCommit.ts): a span of its own, the parent of its BEGIN and COMMIT. */
+export interface GroupTrace {
+  /** Runs `work` (the group's own statements) with this span active. */
+  run<T>(work: () => T): T;
+  end(): void;
+}
+
+/** A write's part in a group commit: a span of its request, the parent of its statements, linked to each group it joined. */
+export interface GroupMemberTrace {
+  /** Runs `work` (the write's statements) with this span active. */
+  run<T>(work: () => T): T;
+  /** Links this span to the span of a group's transaction it takes part in. */
+  joined(group: GroupTrace): void;
+  /** Ends the span with the write's outcome: committed, or its error. */
+  end(err?: unknown): void;
+}
+
 export interface Tracing {
   /** The server span of a request (its parent from the caller's `traceparent`, or the active span for one made in process). */
   request(req: TracedRequest): RequestTrace;
@@ -114,6 +131,10 @@ export interface Tracing {
    * hours after the create, and be one of several), linked to the create's trace when it had one.
    */
   delivery(delivery: TracedDelivery): DeliveryTrace;
+  /** A group commit's transaction span: the root of a trace of its own, since it serves several requests. */
+  group(members: number): GroupTrace;
+  /** The span of a write joining a group commit, in the active (request's) context; undefined when that is not recorded. */
+  groupMember(): GroupMemberTrace | undefined;
   /** The statement hook of a pool on `url` (its server and database go on every statement's span). */
   statements(url: string): StatementHook;
   /** Exports what is buffered and stops. */

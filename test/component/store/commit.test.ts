@@ -1,4 +1,4 @@
-import { type WriteTransaction, committedAfterAll } from '../../../src/store/commit';
+import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
 import { type Sql, connect } from '../../../src/store/db';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';

@@ -1,10 +1,12 @@
-import { type Sql, type WriteControl, type WriteSql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/db';
 import { DeadlineExceededError } from '../../../src/store/errors';
-import { createGroupCommitter } from '../../../src/store/groupCommit';
+import { createGroupCommitter } from '../../../src/store/write/groupCommit';
+import type { WriteControl, WriteSql } from '../../../src/store/write/transaction';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { proxyTo } from '../../support/proxy';
 
 /*
- * Creates that arrive together share one transaction (src/store/groupCommit.ts). Each keeps what a
+ * Creates that arrive together share one transaction (src/store/write/groupCommit.ts). Each keeps what a
  * transaction of its own promised: its own result, its own error, nothing committed once it was
  * abandoned, and nothing written twice when its group is rolled back for another's sake.
  */
@@ -207,6 +209,87 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
         expect(after.v).toBe('cut-after');
       } finally {
         await fresh.end({ timeout: 1 });
+      }
+    });
+
+  /** Resolves once a statement whose text holds `marker` is running on the server (pg_stat_activity, read on the test's own pool). */
+  const running = async (marker: string) => {
+    while ((await sql`SELECT 1 FROM pg_stat_activity WHERE query LIKE ${`%${marker}%`} AND pid <> pg_backend_pid()`).length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  // A reset connection (the server's host gone) errors before it closes: the group's ROLLBACK, sent as its writes'
+  // failure was handled, went out in between and never settled (patches/README.md, postgres.js part 019), which held
+  // the group's slot and, on this pool of one, its only connection for good: creates never came back after a failover.
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test("when the group's connection is reset while its statements run, then its writes fail, none hangs, and the next commits on the pool of one", async () => {
+      const proxy = await proxyTo(db.url);
+      const fresh = connect(proxy.url, { max: 1 });
+      try {
+        const group = createGroupCommitter(fresh);
+        await group.transact((tx) => insert(tx, 'reset-before'), control<Mark>());
+        const values = names('reset', 4);
+        const writes = values.map((v, i) =>
+          group.transact(async (tx) => {
+            if (i === 0) await tx`SELECT pg_sleep(5), 'reset-marker' AS marker`;
+            return insert(tx, v);
+          }, control<Mark>()),
+        );
+        await running('reset-marker');
+        proxy.resetAll();
+        let timer: NodeJS.Timeout | undefined;
+        const outcomes = await Promise.race([
+          Promise.allSettled(writes),
+          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
+        ]);
+        clearTimeout(timer);
+        expect(outcomes).not.toBe('pending');
+        // The write whose statement met the reset fails; the others, in its group or in the next, fail or commit.
+        const settledAs = outcomes as PromiseSettledResult<Mark>[];
+        expect(settledAs[0]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: 'ECONNRESET' }) });
+        const committed = settledAs.flatMap((o) => (o.status === 'fulfilled' ? [o.value.v] : []));
+        const after = await Promise.race([
+          group.transact((tx) => insert(tx, 'reset-after'), control<Mark>()),
+          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
+        ]);
+        clearTimeout(timer);
+        expect(after).toMatchObject({ v: 'reset-after' });
+        expect(await stored('reset')).toEqual(Object.fromEntries(['reset-before', ...committed, 'reset-after'].map((v) => [v, 1])));
+      } finally {
+        await fresh.end({ timeout: 1 });
+        proxy.close();
+      }
+    });
+
+  // A connection kept open by a server that never answers holds its group's slot; by the bound every member has been
+  // answered (commitWithin's deadline, grace and resolution), and the slot goes to the next group.
+  if (process.env.TEST_DB_MODE !== 'embedded')
+    test('when both groups wait on connections that never answer, then past the slot bound a new write commits, and the stall is told', async () => {
+      const proxy = await proxyTo(db.url);
+      const fresh = connect(proxy.url, { max: 3 });
+      const stalls: string[] = [];
+      try {
+        const group = createGroupCommitter(fresh, { slotBoundMs: 300, stalled: (what) => void stalls.push(what) });
+        // Two groups, each on its own connection, each held in its statement; then their connections stop answering.
+        const hold = async (v: string) => {
+          const write = group.transact(async (tx) => {
+            await tx.unsafe(`SELECT pg_sleep(1), '${v}-marker' AS marker`);
+            return insert(tx, v);
+          }, control<Mark>());
+          write.catch(() => {});
+          await running(`${v}-marker`);
+        };
+        await hold('stall-a');
+        await hold('stall-b');
+        proxy.freezeExisting();
+        const after = await group.transact((tx) => insert(tx, 'stall-after'), control<Mark>());
+        expect(after.v).toBe('stall-after');
+        // At least one of the two slots was given on (the write needed one), each told as a group's.
+        expect(stalls.length).toBeGreaterThan(0);
+        expect(new Set(stalls)).toEqual(new Set(['group']));
+      } finally {
+        proxy.close();
+        await fresh.end({ timeout: 0 });
       }
     });
 });

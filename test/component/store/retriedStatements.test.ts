@@ -5,7 +5,7 @@ import { type TestDatabase, freshDatabase } from '../../support/databases';
 // server answers that it no longer has the statement (26000, "prepared statement … does not exist":
 // a session that lost it, a pooler's other server connection) or that its plan went stale, postgres.js
 // prepares it again and retries. Two faults of that retry gave wrong answers nobody could detect
-// (patches/README.md, postgres.js parts 015 and 016): the retry's messages and another query's were
+// (patches/README.md, postgres.js parts 014 and 015): the retry's messages and another query's were
 // written between a statement's description and its Bind, so each took the other's answer (an
 // aggregate came back with no row during a failover), and a retried boolean true was bound as false.
 // DEALLOCATE ALL makes the server drop the connection's statements, as those faults do.

@@ -1,4 +1,5 @@
-import { type Sql, connect, transaction, writeTransaction } from '../../../src/store/db';
+import { type Sql, connect, transaction } from '../../../src/store/db';
+import { writeTransaction } from '../../../src/store/write/transaction';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 

@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { type WriteTransaction, committedAfterAll } from '../../../src/store/commit';
+import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
 import { connect } from '../../../src/store/db';
 import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../../../src/store/errors';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';

@@ -12,7 +12,7 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
  * was (never empty), readiness is 200 or 503 (never 500), and every request is answered. Then the
  * same reads through a proxy that moves the server's idle connections to new sessions, where every
  * statement the server had prepared is gone: each is refused (26000) and prepared again by postgres.js's
- * retry, whose answer another query took before the patch (patches/README.md, postgres.js parts 015 and 016).
+ * retry, whose answer another query took before the patch (patches/README.md, postgres.js parts 014 and 015).
  */
 const KEY = 'wrong-answers-key-0123456789abcdef';
 const headers = { Authorization: `Bearer ${KEY}` };

@@ -3,7 +3,7 @@ import { createApp } from '../../../src/app';
 import { type Spec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { COMMIT_GRACE_MS } from '../../../src/store/commit';
+import { COMMIT_GRACE_MS } from '../../../src/store/write/commit';
 import { type Sql, connect } from '../../../src/store/db';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';

@@ -1,7 +1,8 @@
 import postgres from 'postgres';
-import { type Sql, type WriteControl, type WriteSql, asUnavailable, counted, onlyRow, withDeadline, writeTransaction } from './db';
-import { type Deadline, requestDeadline } from './deadline';
-import { CommitOutcomeUnknownError, DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
+import { type Sql, asUnavailable, counted, onlyRow, withDeadline } from '../db';
+import { type Deadline, requestDeadline } from '../deadline';
+import { CommitOutcomeUnknownError, DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from '../errors';
+import { type WriteControl, type WriteSql, writeTransaction } from './transaction';
 
 /**
  * The transaction a write ran in, as PostgreSQL names it: enough to learn later whether it
