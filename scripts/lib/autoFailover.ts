@@ -179,7 +179,9 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
     'health_check_retry_delay = 500',
     'health_check_timeout = 1000',
     'node_considered_unhealthy_timeout = 3000',
-    'primary_demote_timeout = 5000',
+    // How long a promoted node stays read-only waiting for the lost primary to report itself demoted: a node
+    // killed whole never does, and creates wait this out (docs/operations.md, database failover).
+    'primary_demote_timeout = 2000',
   ])
     await psqlOn(ports.monitor, 'pg_auto_failover', `ALTER SYSTEM SET pgautofailover.${setting}`);
   await psqlOn(ports.monitor, 'pg_auto_failover', 'SELECT pg_reload_conf()');

@@ -10,11 +10,24 @@ import { type Running, reapAll, startServer, stop } from '../../support/processe
  * and a reader. The primary is lost whole (its pg_autoctl and PostgreSQL killed), or its
  * PostgreSQL alone stopped as a crash would. Every request is recorded, and the database is read
  * afterwards: nothing acknowledged lost, no 503 committed, no other 5xx, no answer after the
- * deadline, and writes served again within 2 s of the new primary taking them.
+ * deadline, no wrong answer (every animal a read returned is stored as it said), creates and reads
+ * answered again within 10 s of the fault, and writes served again within 2 s of the new primary
+ * taking them. FAILOVER_RUNS (1 unless set; the extended run sets it) repeats each scenario: a
+ * recovery is proven by repeating the fault, never by one lucky run.
  */
 const KEY = 'failover-key-0123456789abcdef';
 const CREATORS = 16;
 const DEADLINE_MS = 5_000;
+/**
+ * Creates and reads are answered again within this of the fault, timed from the fault's own timestamp
+ * (taken as the kill or the stop returns) to the first answer of a request sent after it. The cluster's
+ * part is most of it: pg_auto_failover notices a lost primary after node_considered_unhealthy_timeout
+ * (3 s, with health checks every 1 s) and holds the promoted one read-only for primary_demote_timeout
+ * (2 s: scripts/lib/autoFailover.ts), 6–8 s here on a busy machine; the service's part is bounded
+ * below (2 s after the new primary takes writes).
+ */
+const BACK_WITHIN_MS = 10_000;
+const RUNS = Number(process.env.FAILOVER_RUNS ?? 1);
 /** A create whose COMMIT was in flight may be answered up to 5 s (its grace) past the deadline. */
 const COMMIT_GRACE_MS = 5_000;
 /**
@@ -24,7 +37,7 @@ const COMMIT_GRACE_MS = 5_000;
 const RESOLVE_MS = 5_000;
 
 interface Sent {
-  kind: 'create' | 'keyed' | 'read';
+  kind: 'create' | 'keyed' | 'read' | 'get';
   sentAt: number;
   doneAt: number;
   status: number;
@@ -33,6 +46,8 @@ interface Sent {
   id?: number;
   /** Why no response came (status 0). */
   error?: string;
+  /** What a read answered: the animals of the page, or the one fetched (id → name). */
+  animals?: [number, string][];
 }
 
 /** The load: creators and a reader against both instances, until `stop()`; every request recorded. */
@@ -68,15 +83,20 @@ function load(instances: Running[]) {
       } else if ((await post(i, name)).status !== 201) await new Promise((r) => setTimeout(r, 100));
     }
   };
+  // Reads alternate between a page and the animal of the last acknowledged create (each answer is checked
+  // against the database afterwards: a wrong answer is an animal returned that is not stored as returned).
   const reader = async () => {
     for (let n = 0; running; n++) {
       const sentAt = Date.now();
+      const last = n % 2 === 1 ? sent.findLast((s) => s.kind !== 'read' && s.kind !== 'get' && s.status === 201) : undefined;
       const r = await call(
-        `${instances[n % instances.length]!.baseUrl}/pets?limit=5`,
+        `${instances[n % instances.length]!.baseUrl}/pets${last ? `/${last.id}` : '?limit=5'}`,
         { headers: { Authorization: `Bearer ${KEY}` } },
         30_000,
       );
-      sent.push({ kind: 'read', sentAt, doneAt: Date.now(), status: r.status, error: r.error });
+      const body = r.status === 200 ? (Array.isArray(r.body) ? r.body : [r.body]) : [];
+      const animals = body.map((a: { id: number; name: string }): [number, string] => [a.id, a.name]);
+      sent.push({ kind: last ? 'get' : 'read', sentAt, doneAt: Date.now(), status: r.status, error: r.error, animals, id: last?.id });
       if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
     }
   };
@@ -99,6 +119,9 @@ function load(instances: Running[]) {
     },
   };
 }
+
+/** A read (a page or one animal), not a create. */
+const isRead = (s: Sent) => s.kind === 'read' || s.kind === 'get';
 
 /** The longest time from `from` on in which no request completed with a 2xx (answers to work done before it excluded). */
 function window(sent: Sent[], from: number): number {
@@ -194,7 +217,7 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       const db = postgres(cluster.urlOf(serving!), { max: 1, onnotice: () => {} });
       const rows = new Map((await db<{ id: number; name: string }[]>`SELECT id::int AS id, name FROM pets`).map((r) => [r.name, r.id]));
       await db.end();
-      const creates = sent.filter((s) => s.kind !== 'read');
+      const creates = sent.filter((s) => !isRead(s));
       const acknowledged = creates.filter((s) => s.status === 201);
       const lost = acknowledged.filter((s) => rows.get(s.name!) !== s.id);
       const refused = creates.filter((s) => s.kind === 'create' && s.status === 503);
@@ -206,8 +229,33 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       const other5xx = sent.filter((s) => s.status >= 500 && s.status !== 503);
       const unanswered = sent.filter((s) => s.status === 0);
       const late503 = sent.filter(
-        (s) => s.status === 503 && s.doneAt - s.sentAt > DEADLINE_MS + COMMIT_GRACE_MS + (s.kind === 'read' ? 0 : RESOLVE_MS) + 500,
+        (s) => s.status === 503 && s.doneAt - s.sentAt > DEADLINE_MS + COMMIT_GRACE_MS + (isRead(s) ? 0 : RESOLVE_MS) + 500,
       );
+      // A wrong answer: an animal a read returned that is not stored as it said, or an acknowledged and stored one not found.
+      const stored = new Map([...rows].map(([name, id]) => [id, name]));
+      const wrong = sent.filter(
+        (s) =>
+          isRead(s) &&
+          ((s.status === 200 && s.animals!.some(([id, name]) => stored.get(id) !== name)) || (s.status === 404 && stored.has(s.id!))),
+      );
+      // Answered again after the fault: the first answer to a request sent after it, from the fault's own timestamp.
+      const backAfter = (read: boolean) =>
+        Math.min(
+          ...sent
+            .filter((s) => isRead(s) === read && s.sentAt >= faultAt && s.status === (read ? 200 : 201))
+            .map((s) => s.doneAt - faultAt),
+        );
+      // Where the node that first took writes is not the one the cluster settled on: how many acknowledged creates the
+      // first lacks (it is restarted as a standby, and rewound). A check that read it called them lost.
+      const firstWriterLacks =
+        serving!.name === primary.name
+          ? 0
+          : await cluster
+              .psql(primary, `SELECT count(*) FROM pets WHERE name IN (${acknowledged.map((s) => `'${s.name!}'`).join(',') || "''"})`)
+              .then(
+                (n) => acknowledged.length - Number(n),
+                (err: Error) => `unreadable: ${err.message.slice(0, 80)}`,
+              );
       // The first create sent once the new primary took writes that the service acknowledged.
       const firstWriteAfter = acknowledged.filter((s) => s.sentAt >= writesAt).sort((a, b) => a.doneAt - b.doneAt)[0];
       const figures = {
@@ -215,6 +263,9 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         requests: sent.length,
         noSuccessWindowMs: window(sent, faultAt),
         newPrimaryTookWritesAfterMs: writesAt - faultAt,
+        createsBackAfterMs: backAfter(false),
+        readsBackAfterMs: backAfter(true),
+        wrongAnswers: wrong.length,
         serviceWroteAfterNewPrimaryMs: firstWriteAfter ? firstWriteAfter.doneAt - writesAt : undefined,
         acknowledged: acknowledged.length,
         lost: lost.length,
@@ -226,17 +277,18 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         keyedCreatesWithTwoAnimals: keyedTwice.length,
         other5xx: other5xx.length,
         unanswered: unanswered.length,
-        slowest503ReadMs: Math.max(0, ...sent.filter((s) => s.status === 503 && s.kind === 'read').map((s) => s.doneAt - s.sentAt)),
-        slowest503CreateMs: Math.max(0, ...sent.filter((s) => s.status === 503 && s.kind !== 'read').map((s) => s.doneAt - s.sentAt)),
+        slowest503ReadMs: Math.max(0, ...sent.filter((s) => s.status === 503 && isRead(s)).map((s) => s.doneAt - s.sentAt)),
+        slowest503CreateMs: Math.max(0, ...sent.filter((s) => s.status === 503 && !isRead(s)).map((s) => s.doneAt - s.sentAt)),
         readiness: [...run.readiness],
         newPrimary: `${run.old.name} → ${primary.name}`,
+        settledOn: serving!.name,
+        firstWriterLacks,
       };
       process.stdout.write(`failover (${label}): ${JSON.stringify(figures)}\n`);
       // What completed in each second from the fault: created / refused creates / reads served / reads refused.
       const timeline = Array.from({ length: Math.ceil((writesAt - faultAt) / 1000) + 4 }, (_, i) => {
         const inSecond = sent.filter((x) => x.doneAt >= faultAt + i * 1000 && x.doneAt < faultAt + (i + 1) * 1000);
-        const n = (kind: string, status: number) =>
-          inSecond.filter((x) => (kind === 'read') === (x.kind === 'read') && x.status === status).length;
+        const n = (kind: string, status: number) => inSecond.filter((x) => (kind === 'read') === isRead(x) && x.status === status).length;
         return `${i}s:${n('create', 201)}/${n('create', 503)}/${n('read', 200)}/${n('read', 503)}`;
       });
       process.stdout.write(`timeline (creates 201/503, reads 200/503 per second from the fault): ${timeline.join(' ')}\n`);
@@ -246,10 +298,12 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         lost: lost.length ? await whereLost(cluster, lost, faultAt, `${serving!.name}'s`, rows) : [],
         committed503: committed503.map((s) => s.name),
         keyedTwice: keyedTwice.length,
+        wrong: wrong.slice(0, 10).map((s) => `${s.kind} ${s.status} at ${s.sentAt - faultAt} ms: ${JSON.stringify(s.animals ?? s.id)}`),
       }).toEqual({
         lost: [],
         committed503: [],
         keyedTwice: 0,
+        wrong: [],
       });
       // Each request that got no answer or a late one: when, relative to the fault, and why (the fetch's error).
       const why = (s: Sent) => `${s.kind} sent at ${s.sentAt - faultAt} ms, ended after ${s.doneAt - s.sentAt} ms: ${s.error ?? s.status}`;
@@ -263,6 +317,14 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         late503: [],
       });
       expect(acknowledged.filter((s) => s.sentAt > writesAt).length).toBeGreaterThan(0);
+      // The promise the docs make (docs/operations.md, database failover): creates and reads back within 10 s of the fault.
+      expect({
+        createsBackAfterMs: figures.createsBackAfterMs <= BACK_WITHIN_MS,
+        readsBackAfterMs: figures.readsBackAfterMs <= BACK_WITHIN_MS,
+      }).toEqual({
+        createsBackAfterMs: true,
+        readsBackAfterMs: true,
+      });
       if ((figures.serviceWroteAfterNewPrimaryMs ?? 0) > 2_000) lateWrites(run);
       expect(figures.serviceWroteAfterNewPrimaryMs).toBeLessThanOrEqual(2_000);
     } finally {
@@ -302,7 +364,7 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
 
   /** What the creates sent in the 2 s after the new primary took writes got, and the servers' warnings around then. */
   function lateWrites({ sent, writesAt, warnings }: Awaited<ReturnType<typeof failover>>) {
-    const creates = sent.filter((s) => s.kind !== 'read' && s.sentAt >= writesAt && s.sentAt < writesAt + 2_000);
+    const creates = sent.filter((s) => !isRead(s) && s.sentAt >= writesAt && s.sentAt < writesAt + 2_000);
     const at = (s: Sent) => `${s.kind} +${s.sentAt - writesAt} ms: ${s.status || s.error} after ${s.doneAt - s.sentAt} ms`;
     const near = warnings.filter((l) => {
       const time = Date.parse(/"time":"([^"]+)"/.exec(l)?.[1] ?? '');
@@ -321,18 +383,27 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
     );
   }
 
-  test('when the primary node is killed whole, then the service follows the promoted secondary within 2 s of it taking writes, losing nothing acknowledged', async () => {
-    const run = await failover((cluster, primary) => cluster.killNode(primary));
-    expect(run.primary?.name).not.toBe(run.old.name);
-    await check('node killed', run, false);
-    // A probe waits for a primary up to the request deadline: it says database_failover when none
-    // came by then, so surely when the new primary took longer than that; it never says anything else.
-    if (run.writesAt - run.faultAt > DEADLINE_MS + 1_000) expect(run.readiness).toContain('Not ready: database_failover');
-    expect([...run.readiness].filter((r) => r !== '200' && r !== 'Not ready: database_failover')).toEqual([]);
-  }, 240_000);
+  const runs = Array.from({ length: RUNS }, (_, i) => (RUNS > 1 ? ` (run ${i + 1} of ${RUNS})` : ''));
+  test.each(runs)(
+    'when the primary node is killed whole, then the service follows the promoted secondary within 2 s of it taking writes, losing nothing acknowledged%s',
+    async () => {
+      const run = await failover((cluster, primary) => cluster.killNode(primary));
+      expect(run.primary?.name).not.toBe(run.old.name);
+      await check('node killed', run, false);
+      // A probe waits for a primary up to the request deadline: it says database_failover when none
+      // came by then, so surely when the new primary took longer than that; it never says anything else.
+      if (run.writesAt - run.faultAt > DEADLINE_MS + 1_000) expect(run.readiness).toContain('Not ready: database_failover');
+      expect([...run.readiness].filter((r) => r !== '200' && r !== 'Not ready: database_failover')).toEqual([]);
+    },
+    240_000,
+  );
 
-  test("when the primary's PostgreSQL is stopped with pg_ctl -m immediate, then the service serves again within 2 s of a primary taking writes, losing nothing acknowledged", async () => {
-    const run = await failover((cluster, primary) => cluster.stopPostgresImmediately(primary));
-    await check('PostgreSQL stopped -m immediate', run, true);
-  }, 240_000);
+  test.each(runs)(
+    "when the primary's PostgreSQL is stopped with pg_ctl -m immediate, then the service serves again within 2 s of a primary taking writes, losing nothing acknowledged%s",
+    async () => {
+      const run = await failover((cluster, primary) => cluster.stopPostgresImmediately(primary));
+      await check('PostgreSQL stopped -m immediate', run, true);
+    },
+    240_000,
+  );
 });
