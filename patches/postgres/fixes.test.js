@@ -101,6 +101,26 @@ t('Reserve on a pool with no open connection and fetch_types: false', async() =>
 })
 
 // 004
+t('A query that failed after some rows leaves no holes in the next one\'s rows', async() => {
+  const sql = postgres({ ...options, max: 1 })
+  const [failed, rows] = await Promise.all([
+    settled(sql`select x, 1 / (x - 4) from generate_series(1, 5) as x`),
+    sql`select x from generate_series(1, 5) as x`
+  ])
+  await sql.end()
+  return ['22012 1,2,3,4,5 5', failed + ' ' + rows.map(r => r.x).join() + ' ' + rows.length]
+})
+
+// 005
+t('An error a session sent as it closed does not fail the next session\'s first query', async() => {
+  const sql = postgres({ ...options, max: 1, fetch_types: false })
+  const first = await settled(sql`select pg_terminate_backend(pg_backend_pid())`)
+  const [{ x }] = await sql`select 1 as x`
+  await sql.end()
+  return ['CONNECTION_CLOSED 1', first + ' ' + x]
+})
+
+// 006
 t('Release of a reserved connection that closed does not give it back twice', async() => {
   let closed
   const sql = postgres({ ...options, max: 1, onclose: () => closed() })
@@ -122,7 +142,7 @@ t('Release of a reserved connection that closed does not give it back twice', as
   return ['none', x || 'none']
 })
 
-// 004
+// 006
 t('A transaction whose connection closed leaves the pool of one usable', async() => {
   let closed
   const sql = postgres({ ...options, max: 1, onclose: () => closed() })
@@ -135,26 +155,6 @@ t('A transaction whose connection closed leaves the pool of one usable', async()
   const [{ x }] = await sql`select 1 as x`
   await sql.end()
   return ['CONNECTION_CLOSED 1', error + ' ' + x]
-})
-
-// 005
-t('A query that failed after some rows leaves no holes in the next one\'s rows', async() => {
-  const sql = postgres({ ...options, max: 1 })
-  const [failed, rows] = await Promise.all([
-    settled(sql`select x, 1 / (x - 4) from generate_series(1, 5) as x`),
-    sql`select x from generate_series(1, 5) as x`
-  ])
-  await sql.end()
-  return ['22012 1,2,3,4,5 5', failed + ' ' + rows.map(r => r.x).join() + ' ' + rows.length]
-})
-
-// 006
-t('An error a session sent as it closed does not fail the next session\'s first query', async() => {
-  const sql = postgres({ ...options, max: 1, fetch_types: false })
-  const first = await settled(sql`select pg_terminate_backend(pg_backend_pid())`)
-  const [{ x }] = await sql`select 1 as x`
-  await sql.end()
-  return ['CONNECTION_CLOSED 1', first + ' ' + x]
 })
 
 // 007

@@ -6,7 +6,7 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
 
 /*
  * What the service's pool does with several hosts and target_session_attrs, on a primary and its
- * hot standby of our own (patches/README.md, postgres.js parts 006, 008 and 009): `read-write` as libpq
+ * hot standby of our own (patches/README.md, postgres.js parts 005, 008 and 009): `read-write` as libpq
  * reads it (a hot standby never qualifies, whatever default_transaction_read_only says), and a
  * connection whose server refuses a write as read-only (25006) dropped, so that the next one asks
  * each host again. Without the patch the pool's connections stay on the standby and every write fails.
