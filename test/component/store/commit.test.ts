@@ -3,7 +3,7 @@ import { type Sql, connect } from '../../../src/store/db';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
-// How a create whose COMMIT's answer was lost finds out whether it committed (src/store/commit.ts):
+// How a create whose COMMIT's answer was lost finds out whether it committed (src/store/write/commit.ts):
 // by its row, not by its transaction id alone. The creates answered 503 around frozen and caught
 // COMMITs, through a TCP proxy and with waits past deadlines, are test/system/store/commitFaults.test.ts.
 const embedded = process.env.TEST_DB_MODE === 'embedded';

@@ -38,6 +38,15 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
       ]),
     );
   const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
+  /** `work`'s outcome, or 'pending' when it has not settled within 5 s: a write that hangs fails its test at once, named. */
+  const unlessHung = async <T>(work: Promise<T>): Promise<T | 'pending'> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([work, new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const control = <R>(abandoned: () => boolean = () => false): WriteControl<R> & { committed: R[] } => {
     const committed: R[] = [];
     return { abandoned, committing: (r) => void committed.push(r), committed };
@@ -196,12 +205,7 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
             control<Mark>(),
           ),
         );
-        let timer: NodeJS.Timeout | undefined;
-        const outcomes = await Promise.race([
-          Promise.allSettled(writes),
-          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
-        ]);
-        clearTimeout(timer);
+        const outcomes = await unlessHung(Promise.allSettled(writes));
         expect(outcomes).not.toBe('pending');
         expect((outcomes as PromiseSettledResult<Mark>[]).map((o) => o.status)).toEqual(values.map(() => 'rejected'));
         expect(await stored('cut')).toEqual({});
@@ -237,22 +241,13 @@ describe('writes that arrive together share a transaction (createGroupCommitter)
         );
         await running('reset-marker');
         proxy.resetAll();
-        let timer: NodeJS.Timeout | undefined;
-        const outcomes = await Promise.race([
-          Promise.allSettled(writes),
-          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
-        ]);
-        clearTimeout(timer);
+        const outcomes = await unlessHung(Promise.allSettled(writes));
         expect(outcomes).not.toBe('pending');
         // The write whose statement met the reset fails; the others, in its group or in the next, fail or commit.
         const settledAs = outcomes as PromiseSettledResult<Mark>[];
         expect(settledAs[0]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: 'ECONNRESET' }) });
         const committed = settledAs.flatMap((o) => (o.status === 'fulfilled' ? [o.value.v] : []));
-        const after = await Promise.race([
-          group.transact((tx) => insert(tx, 'reset-after'), control<Mark>()),
-          new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), 5_000))),
-        ]);
-        clearTimeout(timer);
+        const after = await unlessHung(group.transact((tx) => insert(tx, 'reset-after'), control<Mark>()));
         expect(after).toMatchObject({ v: 'reset-after' });
         expect(await stored('reset')).toEqual(Object.fromEntries(['reset-before', ...committed, 'reset-after'].map((v) => [v, 1])));
       } finally {
