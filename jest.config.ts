@@ -9,7 +9,40 @@ import type { Config } from 'jest';
 //   test/unit/       pure functions and files read from the tree: no database, no server, no process
 //   test/component/  the app through HTTP (supertest, or a loopback socket) on a database: the inner loop
 //   test/system/     real processes and clusters, crashes, the browser, the tools' CLIs, fuzzing at full size
+// The system tests that start clusters of their own, kill processes or measure a recovery are a fourth
+// project, `faults`: npm test runs it after the others, alone and one file at a time (scripts/tiers/), so
+// that no fault's load and no recovery's clock ever shares the two cores with another test.
 const TIERS = ['unit', 'component', 'system'] as const;
+
+/** The fault tier's files, under test/system/ (docs/testing.md, "The fault tier"). */
+export const FAULT_FILES = [
+  'process/durability.test.ts',
+  'process/failover.test.ts',
+  'process/faults.test.ts',
+  'process/keyRevocation.test.ts',
+  'process/pooler.test.ts',
+  'process/replica.test.ts',
+  'process/scaleout.test.ts',
+  'process/targetSessionAttrs.test.ts',
+  'process/webhooks.test.ts',
+  'process/wrongAnswers.test.ts',
+  'store/commitFaults.test.ts',
+  'store/pipelinedPooler.test.ts',
+];
+/**
+ * The system tests that never use the embedded database: the browser's and the image's start servers on a
+ * database of their own, and the spec diff's and these tools' use none. The embedded pass of .ci/run
+ * (TEST_EMBEDDED_PASS=1) leaves them out with the fault tier: each ran once already, against PostgreSQL.
+ */
+const NOT_ON_THE_EMBEDDED_DATABASE = [
+  '/test/system/browser/',
+  '/test/system/process/container\\.test\\.ts$',
+  '/test/system/spec-diff/',
+  ...['backendPatch', 'contract', 'generate', 'imageBuildStage', 'soakKeptMemory', 'splitSpec', 'workflow', 'workflowGate'].map(
+    (name) => `/test/system/tools/${name}\\.test\\.ts$`,
+  ),
+];
+const faultPaths = FAULT_FILES.map((file) => `<rootDir>/test/system/${file}`);
 
 const shared = {
   testEnvironment: 'node',
@@ -35,10 +68,23 @@ export default {
   maxWorkers: 2,
   // After every run: each tier's time and the slowest files (test/support/slowestFiles.cjs).
   reporters: ['default', '<rootDir>/test/support/slowestFiles.cjs'],
-  projects: TIERS.map((tier) => ({
-    ...shared,
-    ...(tier === 'unit' ? {} : databases),
-    displayName: tier,
-    testMatch: [`<rootDir>/test/${tier}/**/*.test.ts`],
-  })),
+  projects: [
+    ...TIERS.map((tier) => ({
+      ...shared,
+      ...(tier === 'unit' ? {} : databases),
+      displayName: tier,
+      testMatch: [`<rootDir>/test/${tier}/**/*.test.ts`],
+      // The system project leaves the fault tier's files to the faults project.
+      ...(tier === 'system'
+        ? {
+            testPathIgnorePatterns: [
+              '/node_modules/',
+              ...FAULT_FILES.map((f) => `/test/system/${f.replace(/\./g, '\\.')}$`),
+              ...(process.env.TEST_EMBEDDED_PASS === '1' ? NOT_ON_THE_EMBEDDED_DATABASE : []),
+            ],
+          }
+        : {}),
+    })),
+    { ...shared, ...databases, displayName: 'faults', testMatch: faultPaths },
+  ],
 } satisfies Config;
