@@ -9,10 +9,18 @@
 # Runtime). Named here only: .ci/run and the tests read it from this line.
 ARG NODE_VERSION=24.21.0
 
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+# The production dependencies first: Docker's classic builder builds every stage before the one
+# --target names, so a build of this stage alone (the image test's fresh install) is this stage alone.
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 # The patches are applied by the install (postinstall: patch-package), so they come with it;
 # .npmrc makes an install script that package.json's allowScripts does not name fail the install.
+COPY package.json package-lock.json .npmrc ./
+COPY patches ./patches
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
@@ -22,12 +30,6 @@ COPY generated ./generated
 COPY src ./src
 # The service alone: the spec diff (scripts/spec-diff) is a project of its own, built where CI runs it.
 RUN npm run build
-
-FROM node:${NODE_VERSION}-bookworm-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
-COPY patches ./patches
-RUN npm ci --omit=dev --no-audit --no-fund
 
 # What runs: Debian, the node binary and the server. No npm, npx, corepack or yarn (build
 # tools, and what an image scan would flag), no dev dependency, test or TypeScript source.

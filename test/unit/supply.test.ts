@@ -87,8 +87,8 @@ describe('the Node.js release', () => {
   test('when the Dockerfile is read, then every Node stage is that release, the final stage is Debian with node alone, and no line needs a registry', () => {
     const froms = dockerfile.match(/^FROM .+$/gm) ?? [];
     expect(froms).toEqual([
-      'FROM node:${NODE_VERSION}-bookworm-slim AS build',
       'FROM node:${NODE_VERSION}-bookworm-slim AS deps',
+      'FROM node:${NODE_VERSION}-bookworm-slim AS build',
       'FROM debian:bookworm-slim',
     ]);
     expect(dockerfile).not.toMatch(/^# *syntax=/m);
