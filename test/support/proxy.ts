@@ -42,6 +42,23 @@ export async function listenInFrontOf(server: Server, url: string): Promise<stri
   return proxied.toString();
 }
 
+/**
+ * Whether `chunk` (whole frontend messages, as postgres.js writes them) holds a COMMIT statement: a
+ * simple Query or a Parse whose SQL ends with COMMIT. Only the statements are read: a value bound to a
+ * parameter (an Idempotency-Key named "held-commit-key") is not a COMMIT.
+ */
+function sendsCommit(chunk: Buffer): boolean {
+  for (let at = 0; at + 5 <= chunk.length; at += 1 + chunk.readInt32BE(at + 1)) {
+    if (chunk.readInt32BE(at + 1) < 4) return false; // not a typed message (a startup packet's bytes)
+    const type = String.fromCharCode(chunk[at] ?? 0);
+    const body = chunk.subarray(at + 5, at + 1 + chunk.readInt32BE(at + 1)).toString('latin1');
+    // Query: the SQL, NUL-ended; Parse: the statement's name, NUL, then the SQL, NUL-ended.
+    const text = type === 'Q' ? body.split('\0')[0] : type === 'P' ? body.split('\0')[1] : undefined;
+    if (text !== undefined && /(^|;)\s*commit\s*;?\s*$/i.test(text)) return true;
+  }
+  return false;
+}
+
 /** A TCP proxy to PostgreSQL that can freeze, stop taking connections, and hold or lose a COMMIT. */
 export async function proxyTo(url: string): Promise<Proxy> {
   const target = new URL(url);
@@ -70,7 +87,7 @@ export async function proxyTo(url: string): Promise<Proxy> {
         upstream.destroy();
         return;
       }
-      if (fault !== 'none' && /\bcommit\b/i.test(chunk.toString('latin1'))) {
+      if (fault !== 'none' && sendsCommit(chunk)) {
         caught.push({ client, upstream });
         if (fault === 'hold') {
           holding = true;

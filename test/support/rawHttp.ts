@@ -70,33 +70,60 @@ export function rawHttp(port: number, parts: string[], { gapMs = 0, waitMs = 30_
 }
 
 /**
- * A create whose body is still arriving: its head and the body's first 10 bytes are sent once
- * connected, the rest by `finish()`, which resolves with the answer's status line and parsed body
- * once the whole answer is in (or the server closed the connection). For what a server does with
- * a request in flight when it is told to stop.
+ * A create whose body is still arriving: its head is sent with `Expect: 100-continue`, and this
+ * resolves once the server answered "100 Continue" (its HTTP parser has the head, the request is
+ * the app's, its body awaited); `finish()` sends the body, and resolves with the answer's status
+ * line and parsed body once the whole answer is in (or the server closed the connection). For
+ * what a server does with a request in flight when it is told to stop.
  */
 export async function createInFlight(port: number, key: string, pet: object) {
   const body = JSON.stringify(pet);
   const socket = createConnection({ host: '127.0.0.1', port });
+  const CONTINUE = /^HTTP\/1\.1 100 Continue\r\n\r\n/;
   let text = '';
+  let proceed: () => void = () => {};
+  const continued = new Promise<void>((resolve, reject) => {
+    proceed = resolve;
+    socket.once('close', () => reject(new Error(`closed before 100 Continue: ${JSON.stringify(text)}`)));
+  });
   const complete = new Promise<void>((resolve) => {
     socket.on('data', (c: Buffer) => {
       text += c.toString();
-      if (wholeFirstAnswer(text) !== undefined) resolve();
+      if (CONTINUE.test(text)) proceed();
+      if (wholeFirstAnswer(text.replace(CONTINUE, '')) !== undefined) resolve();
     });
     socket.on('close', () => resolve());
   });
+  socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(
-    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
+  await continued;
   return {
     async finish(): Promise<{ statusLine: string; body: unknown }> {
-      socket.write(body.slice(10));
+      socket.write(body);
       await complete;
       socket.destroy();
-      const at = text.indexOf('\r\n\r\n');
-      return { statusLine: text.slice(0, text.indexOf('\r\n')), body: at === -1 ? undefined : JSON.parse(text.slice(at + 4)) };
+      const answer = text.replace(CONTINUE, '');
+      const at = answer.indexOf('\r\n\r\n');
+      return { statusLine: answer.slice(0, answer.indexOf('\r\n')), body: at === -1 ? undefined : JSON.parse(answer.slice(at + 4)) };
     },
   };
+}
+
+/**
+ * Resolves once a new TCP connection to 127.0.0.1:`port` is refused (ECONNREFUSED), trying every
+ * 20 ms: a server that stopped listening. A connection that is accepted meanwhile is closed at once.
+ */
+export async function untilRefused(port: number): Promise<number> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

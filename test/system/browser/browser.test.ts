@@ -166,8 +166,15 @@ import { API_KEY, type Pet, type TestApp, insertPets, listenOnLoopback, startTes
         frame.src = ${JSON.stringify(`${api.origin}/docs/`)};
         document.body.append(frame);
       })`);
-      // Chromium puts its error page where a refused frame would be, and never loads the reference page there.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Chromium puts its error page where a refused frame would be (its load event fired above), and never
+      // loads the reference page there: waited for until Playwright has been told of the frame's navigation.
+      const childUrls = () =>
+        page
+          .frames()
+          .filter((f) => f !== page.mainFrame())
+          .map((f) => f.url());
+      for (const until = Date.now() + 5_000; childUrls().join() !== 'chrome-error://chromewebdata/' && Date.now() < until;)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const children = page.frames().filter((f) => f !== page.mainFrame());
       expect(children.map((f) => f.url())).toEqual(['chrome-error://chromewebdata/']);
       for (const f of children) expect(await f.locator('.opblock').count()).toBe(0);

@@ -6,7 +6,7 @@ import { freePort } from '../../../scripts/lib/processes';
 import { productionSbom } from '../../../scripts/supply/sbom';
 import { migrationsDir, projectRoot } from '../../../src/paths';
 import { describeWithDocker, docker, healthOf, imageNodeVersion, runCommand } from '../../support/docker';
-import { createInFlight } from '../../support/rawHttp';
+import { createInFlight, untilRefused } from '../../support/rawHttp';
 import { type ThrowawayPostgres, createThrowawayPostgres } from '../../support/throwawayPostgres';
 
 /*
@@ -150,13 +150,13 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
     await pg.psql('CREATE DATABASE image_stop');
     const { name, origin } = await start({ DATABASE_URL: databaseUrl('image_stop') });
     await untilReady(name, origin);
-    // A create whose body is still arriving when the signal comes.
-    const create = await createInFlight(Number(new URL(origin).port), KEY, { name: 'In flight', categoryId: 1 });
-    await new Promise((r) => setTimeout(r, 300));
+    // A create whose body is still arriving when the signal comes (the server has its head: it said 100 Continue).
+    const port = Number(new URL(origin).port);
+    const create = await createInFlight(port, KEY, { name: 'In flight', categoryId: 1 });
     const signalled = Date.now();
     const stopping = docker(['stop', '--time', '10', name]);
-    await new Promise((r) => setTimeout(r, 500));
-    await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+    // The server stops listening while the create is still in flight (the container's network is the host's).
+    await untilRefused(port);
     const answer = create.finish();
     await stopping;
     const tookMs = Date.now() - signalled;

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { type AutoFailoverCluster, type FailoverNode, createAutoFailover, describeWithAutoFailover } from '../../support/autoFailover';
 import { type Sent, isRead, load, window } from '../../support/failoverLoad';
-import { call } from '../../support/load';
+import { call, waitFor } from '../../support/load';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
 
 /*
@@ -52,7 +52,10 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         }
       const old = (await cluster.primary())!;
       const traffic = load(instances, KEY);
-      await new Promise((r) => setTimeout(r, 3_000));
+      // The fault comes under load: once creates and reads are answered on both instances (an event,
+      // however slowly the machine starts the load).
+      const answered = (status: number, read: boolean) => traffic.sent.filter((x) => x.status === status && isRead(x) === read).length;
+      await waitFor(() => Promise.resolve(answered(201, false) >= 50 && answered(200, true) >= 10), { timeoutMs: 30_000 });
       const faultAt = Date.now();
       await fault(cluster, old);
       // Readiness, polled while no server takes writes (each answer may take up to the request deadline).
@@ -69,7 +72,10 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         for (const node of cluster.nodes)
           if (!writesAt && (await cluster.acceptsWrites(node)) && Date.now() - faultAt > 500) [writesAt, primary] = [Date.now(), node];
       await polling;
-      await new Promise((r) => setTimeout(r, 6_000));
+      // The load goes on 6 s past the new primary taking writes, and at least until every request sent
+      // within BACK_WITHIN_MS of the fault has had its deadline: the promise is judged on a whole window.
+      const observedUntil = Math.max(writesAt + 6_000, faultAt + BACK_WITHIN_MS + DEADLINE_MS);
+      await new Promise((r) => setTimeout(r, Math.max(0, observedUntil - Date.now())));
       await traffic.stop();
       // The servers' error lines (a 500 says why there).
       const lines = instances.flatMap((s, i) =>

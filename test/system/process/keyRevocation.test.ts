@@ -1,7 +1,7 @@
 import { type Sql, connect } from '../../../src/store/db';
 import { createKey, revokeKey } from '../../../src/store/keys/admin';
 import { migrate } from '../../../src/store/migrate';
-import { call } from '../../support/load';
+import { call, waitFor } from '../../support/load';
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
@@ -59,7 +59,7 @@ describeWithThrowawayPostgres('a managed key revoked under load', () => {
     }
   }
 
-  /** Two instances of two workers each on `env`, under create and list load with a key (and a control key); the key is revoked 1.5 s in, and the load goes on 2.5 s more. */
+  /** Two instances of two workers each on `env`, under create and list load with a key (and a control key); the key is revoked once both instances have served it, and the load goes on 2.5 s more. */
   async function revokeUnderLoad(env: Record<string, string>, label: string) {
     const revoked = await createKey(sql, { client: `${label}-revoked`, scopes: ['pets:read', 'pets:write'], actor: 'test' });
     const kept = await createKey(sql, { client: `${label}-kept`, scopes: ['pets:read', 'pets:write'], actor: 'test' });
@@ -91,7 +91,14 @@ describeWithThrowawayPostgres('a managed key revoked under load', () => {
         }
       };
       const load = Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(i)));
-      await new Promise((r) => setTimeout(r, 1_500));
+      // Revoked under load, whatever the machine's speed: once both instances have served the key (a create
+      // and a list each) and more than 50 of its requests were sent over 100 ms ago (what the checks below
+      // count as sent before the commit).
+      const servedOn = (instance: number, status: number) => sent.some((x) => x.instance === instance && x.status === status);
+      const sentBefore = (at: number) => sent.filter((x) => x.sentAt < at).length;
+      await waitFor(() => Promise.resolve([0, 1].every((n) => servedOn(n, 200) && servedOn(n, 201)) && sentBefore(Date.now() - 150) > 50), {
+        timeoutMs: 20_000,
+      });
       await revokeKey(sql, { id: revoked.listing.id, actor: 'test' });
       committed = Date.now();
       end = committed + 2_500;

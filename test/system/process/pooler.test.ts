@@ -1,4 +1,4 @@
-import { call } from '../../support/load';
+import { call, waitFor } from '../../support/load';
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';
 import { countAcrossInstances } from '../../support/sharedLimit';
 import { waitUntilListening } from '../../../scripts/lib/processes';
@@ -110,7 +110,7 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
   }, 30_000);
 
   test('when one key calls both instances, then the rate limit counts them together through the pooler', async () => {
-    const counted = await countAcrossInstances(a, b, LIMITED, { limit: 100, onA: 60 });
+    const counted = await countAcrossInstances(a, b, LIMITED, { limit: 100, onA: 60 }, (q) => pg.psql(q));
     expect(counted.refusedOnB.code).toBe('rate_limited');
     expect(counted.allowedOnB).toBe(40);
     expect(counted.aAfter).toBe(429);
@@ -119,7 +119,10 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
   test('when a statement outlives its deadline through the pooler, then the request gets 503 and the pooler connection is free again', async () => {
     // Hold a lock on pets from outside the pooler, then list: the list waits, is cancelled at its deadline.
     const holder = pg.psql('BEGIN; LOCK TABLE pets IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(7); COMMIT;');
-    await new Promise((r) => setTimeout(r, 300));
+    // The list is sent once the lock is held (granted, in pg_locks), however slowly psql started.
+    const locked =
+      "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'pets' AND l.mode = 'AccessExclusiveLock' AND l.granted";
+    await waitFor(async () => (await pg.psql(locked)) === '1\n');
     const blocked = await call(`${a.baseUrl}/pets`, { headers: json(KEY) }, 20_000);
     expect(blocked.status).toBe(503);
     await holder;
@@ -173,8 +176,10 @@ if (why && process.env.REQUIRE_THROWAWAY_POSTGRES === '1') throw new Error(`the 
         ),
       );
       expect(created.map((r) => r.status)).toEqual(Array(60).fill(201));
-      for (let i = 0; i < 200 && receiver.received.length < 60; i++) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 500));
+      // Every delivery settled in the outbox (none pending: no worker will send one again), then what came is counted.
+      const endpoint = (made.body as { id: string }).id;
+      const pending = `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '${endpoint}' AND state = 'pending'`;
+      await waitFor(async () => receiver.received.length >= 60 && (await pg.psql(pending)) === '0\n', { timeoutMs: 20_000 });
       const petIds = receiver.received.map((r) => JSON.parse(r.body).data.id as number).sort((x, y) => x - y);
       expect(petIds).toEqual(created.map((r) => r.body.id as number).sort((x, y) => x - y));
     } finally {

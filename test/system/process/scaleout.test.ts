@@ -66,7 +66,7 @@ describeWithThrowawayPostgres('two instances on one database', () => {
 
   test('when a key calls both instances, then the rate limit counts them together', async () => {
     const onA = LIMIT * 0.6;
-    const counted = await countAcrossInstances(a, b, COUNTED, { limit: LIMIT, onA });
+    const counted = await countAcrossInstances(a, b, COUNTED, { limit: LIMIT, onA }, (q) => pg.psql(q));
     expect(counted.refusedOnB.code).toBe('rate_limited');
     expect(counted.allowedOnB).toBe(LIMIT - onA);
     // And A, rereading the count, refuses too.

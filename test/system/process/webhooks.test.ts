@@ -118,7 +118,11 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
       ids.push(...results.map((r) => r.body.id as number));
     }
     await waitFor(() => Promise.resolve(tally(receiver.received, secret).byEvent.size >= 1_000), { timeoutMs: 60_000, everyMs: 100 });
-    await sleep(1_000);
+    // Counted once nothing is pending in the outbox: a duplicate would come from a delivery still pending.
+    await waitFor(async () => (await pg.psql("SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'")) === '0\n', {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
     const { byEvent, petIds, duplicates, unverified } = tally(receiver.received, secret);
     // A duplicate is shown with its arrivals and the servers' lines about it (a failed or unrecorded attempt says why).
     const twice = duplicates ? duplicated(receiver.received, secret, servers) : [];
@@ -173,12 +177,15 @@ describeWithThrowawayPostgres('webhooks across instances and faults', () => {
     receiver.received.length = 0;
     const load = createLoad(() => a.baseUrl, KEY, 8, 'pg-kill-hook');
     try {
-      await sleep(1_000);
+      // Killed under load: once more than 20 creates were acknowledged, however slow the machine.
+      await waitFor(() => Promise.resolve(load.acknowledged.size > 20), { timeoutMs: 20_000 });
       pg.kill();
-      await sleep(500);
+      await sleep(500); // the outage's length, not a wait for anything
       await pg.start();
       await waitFor(async () => (await call(`${a.baseUrl}/pets?limit=1`, { headers: json })).status === 200, { timeoutMs: 20_000 });
-      await sleep(1_000);
+      // The load goes on until creates are acknowledged again after the restart.
+      const before = load.acknowledged.size;
+      await waitFor(() => Promise.resolve(load.acknowledged.size >= before + 10), { timeoutMs: 20_000 });
     } finally {
       await load.stop();
     }

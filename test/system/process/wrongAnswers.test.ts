@@ -113,12 +113,15 @@ describeWithThrowawayPostgres('reads of rows that exist, through immediate stops
     const someId = [...known.animals.keys()][0];
     const windows: { fault: string; from: number; to: number }[] = [];
     for (let i = 0; i < FAULTS; i++) {
-      await new Promise((r) => setTimeout(r, 400));
+      // Each fault comes under reads: once 50 more were answered 200 since the last recovery (or the start).
+      const answered = () => load.reads.filter((r) => r.status === 200).length;
+      const before = answered();
+      await waitFor(() => Promise.resolve(answered() >= before + 50), { timeoutMs: 20_000 });
       const fault = i % 2 ? 'kill -9' : 'stop -m immediate';
       const from = Date.now();
       if (i % 2) pg.kill();
       else await pg.stop('immediate');
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300)); // the outage's length, not a wait for anything
       await pg.start();
       // Serving again: a getPet answered 200 by the server after the restart.
       await waitFor(async () => (await call(`${server.baseUrl}/pets/${someId}`, { headers })).status === 200, { timeoutMs: 20_000 });

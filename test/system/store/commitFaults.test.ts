@@ -72,7 +72,16 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
 
   const stored = async (names: string[]) =>
     new Set((await direct<{ name: string }[]>`SELECT name FROM pets WHERE name IN ${direct(names)}`).map((r) => r.name));
+  /**
+   * An absence, not an event: what a frozen create sent reaches the database once the proxy thaws,
+   * and a commit of it would show within milliseconds; 1.5 s leaves room for a busy machine. A
+   * slower machine can only make this pass wrongly (a commit after it), never fail wrongly.
+   */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+  /** Resolves once `done()` holds, checked every 10 ms (the test's timeout bounds it). */
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
 
   test('when the database freezes and thaws while 16 creates wait, then each is answered 503 at its deadline and none is committed', async () => {
     const t = await appThroughProxy();
@@ -107,12 +116,17 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
     const workers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; running; i++) answers.push(await t.create(`Load ${w}-${i}`, i % 3 === 0 ? `load-key-${w}-${i}` : undefined));
     });
+    const acknowledged = () => answers.filter((a) => a.status === 201).length;
     try {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The freeze comes once the load is under way (creates acknowledged), however slow the machine.
+      await until(() => acknowledged() >= 6);
       t.proxy.freeze();
+      // The fault's length, not a wait: long enough that creates pass their deadline inside it.
       await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS + 800));
       t.proxy.thaw();
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The load ends once creates are acknowledged again after the thaw.
+      const atThaw = acknowledged();
+      await until(() => acknowledged() >= atThaw + 6);
       running = false;
       await Promise.all(workers);
       await settle();
@@ -136,10 +150,14 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
     const t = await appThroughProxy('transaction');
     try {
       t.proxy.commitFault('hold');
-      const answer = t.create('Held commit', 'held-commit-key');
-      // The COMMIT is held: past the deadline, the answer waits for its outcome; the connection then fails.
-      await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS + 300));
-      expect(t.proxy.caught()).toBe(1);
+      const sent = Date.now();
+      let settled = false;
+      const answer = t.create('Held commit', 'held-commit-key').finally(() => (settled = true));
+      // The COMMIT is held (the proxy caught it); past the deadline, the answer still waits for its
+      // outcome; the connection then fails.
+      await until(() => t.proxy.caught() === 1);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, sent + DEADLINE_MS + 300 - Date.now())));
+      expect({ caught: t.proxy.caught(), settled }).toEqual({ caught: 1, settled: false });
       t.proxy.commitFault('none');
       t.proxy.cutCaught();
       const a = await answer;
@@ -160,8 +178,7 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
     try {
       t.proxy.commitFault('lose-answer');
       const answer = t.create('Answer lost', 'answer-lost-key');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(t.proxy.caught()).toBe(1);
+      await until(() => t.proxy.caught() === 1);
       t.proxy.commitFault('none');
       t.proxy.cutCaught();
       const a = await answer;
