@@ -46,3 +46,14 @@ export async function freshDatabase({ migrated = false } = {}): Promise<TestData
   const db = await scratchDatabase(adminUrl, `${TEST_DB_PREFIX}_${process.env.TEST_RUN_ID}`, { template });
   return { url: db.url, max: 4, drop: db.drop };
 }
+
+/**
+ * A server process's database settings for `url` (a test database): on the embedded PostgreSQL, which
+ * serves one session at a time, one connection, and the unsafe-database check a warning (it has no fsync).
+ */
+export function serverDatabaseEnv(url: string): Record<string, string> {
+  return {
+    DATABASE_URL: url,
+    ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn', DATABASE_POOL_SIZE: '1' } : {}),
+  };
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { type TestDatabase, freshDatabase, serverDatabaseEnv } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';
 import { reapAll, startServer, stop } from '../../support/processes';
 
@@ -21,12 +21,11 @@ beforeAll(async () => {
   db = await freshDatabase();
   receiver = await startOtlpReceiver();
   const server = await startServer({
-    DATABASE_URL: db.url,
+    ...serverDatabaseEnv(db.url),
     API_KEYS: KEY,
     MCP_ENABLED: 'true',
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    ...(process.env.TEST_DB_MODE === 'embedded' ? { ON_UNSAFE_DATABASE: 'warn', DATABASE_POOL_SIZE: '1' } : {}),
   });
   const res = await fetch(`${server.origin}/mcp`, {
     method: 'POST',

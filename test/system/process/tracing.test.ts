@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from '../../../src/store/db';
 import { createKey } from '../../../src/store/keys/admin';
 import { migrate } from '../../../src/store/migrate';
-import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { type TestDatabase, freshDatabase, serverDatabaseEnv } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';
 import { type Proxy, proxyTo } from '../../support/proxy';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
@@ -12,7 +12,6 @@ import { type Received, startReceiver } from '../../support/receiver';
 // to a receiver here, which decodes the protobuf as a collector would; the trees, the
 // attributes, the caller's context and the log lines are read from what arrived.
 const KEY = 'tracing-key-0123456789abcdef';
-const embedded = process.env.TEST_DB_MODE === 'embedded';
 const hexId = (bytes: number) => randomBytes(bytes).toString('hex');
 
 afterAll(reapAll);
@@ -31,11 +30,7 @@ describe('OpenTelemetry traces', () => {
     db = await freshDatabase();
   });
   afterAll(() => db.drop());
-  const dbEnv = (url: string) => ({
-    DATABASE_URL: url,
-    API_KEYS: KEY,
-    ...(embedded ? { ON_UNSAFE_DATABASE: 'warn', DATABASE_POOL_SIZE: '1' } : {}),
-  });
+  const dbEnv = (url: string) => ({ ...serverDatabaseEnv(url), API_KEYS: KEY });
 
   describe('with OTEL_TRACES_EXPORTER=otlp', () => {
     let receiver: OtlpReceiver;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type TestDatabase, freshDatabase } from '../../support/databases';
+import { type TestDatabase, freshDatabase, serverDatabaseEnv } from '../../support/databases';
 import { startOtlpReceiver } from '../../support/otlp';
 import { reapAll, startServer, stop } from '../../support/processes';
 
@@ -19,11 +19,7 @@ describe('OpenTelemetry traces of creates in a group commit', () => {
     db = await freshDatabase();
   });
   afterAll(() => db.drop());
-  const dbEnv = (url: string) => ({
-    DATABASE_URL: url,
-    API_KEYS: KEY,
-    ...(embedded ? { ON_UNSAFE_DATABASE: 'warn', DATABASE_POOL_SIZE: '1' } : {}),
-  });
+  const dbEnv = (url: string) => ({ ...serverDatabaseEnv(url), API_KEYS: KEY });
 
   test("when many traced requests share a small pool, then each create's statement is in its own request's trace, in its part of a group commit, and each group's BEGIN and COMMIT in the group's", async () => {
     const receiver = await startOtlpReceiver();
