@@ -116,14 +116,14 @@ export async function createInFlight(port: number, key: string, pet: object) {
  * Resolves once a new TCP connection to 127.0.0.1:`port` is refused (ECONNREFUSED), trying every
  * 20 ms: a server that stopped listening. A connection that is accepted meanwhile is closed at once.
  */
-export async function untilRefused(port: number): Promise<number> {
+export async function untilRefused(port: number): Promise<void> {
   for (;;) {
     const refused = await new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port });
       socket.once('connect', () => (socket.destroy(), resolve(false)));
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
     });
-    if (refused) return Date.now();
+    if (refused) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 }

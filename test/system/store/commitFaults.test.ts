@@ -7,7 +7,7 @@ import { COMMIT_GRACE_MS } from '../../../src/store/write/commit';
 import { type Sql, connect } from '../../../src/store/db';
 import { migrate } from '../../../src/store/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
-import { API_KEY, captureLogs, listenOnLoopback, specOfFile } from '../../support/harness';
+import { API_KEY, captureLogs, listenOnLoopback, specOfFile, until } from '../../support/harness';
 import { proxyTo } from '../../support/proxy';
 
 /*
@@ -78,10 +78,6 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
    * slower machine can only make this pass wrongly (a commit after it), never fail wrongly.
    */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
-  /** Resolves once `done()` holds, checked every 10 ms (the test's timeout bounds it). */
-  const until = async (done: () => boolean) => {
-    while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
-  };
 
   test('when the database freezes and thaws while 16 creates wait, then each is answered 503 at its deadline and none is committed', async () => {
     const t = await appThroughProxy();
@@ -119,14 +115,14 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
     const acknowledged = () => answers.filter((a) => a.status === 201).length;
     try {
       // The freeze comes once the load is under way (creates acknowledged), however slow the machine.
-      await until(() => acknowledged() >= 6);
+      await until(() => acknowledged() >= 6, 20_000);
       t.proxy.freeze();
       // The fault's length, not a wait: long enough that creates pass their deadline inside it.
       await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS + 800));
       t.proxy.thaw();
       // The load ends once creates are acknowledged again after the thaw.
       const atThaw = acknowledged();
-      await until(() => acknowledged() >= atThaw + 6);
+      await until(() => acknowledged() >= atThaw + 6, 20_000);
       running = false;
       await Promise.all(workers);
       await settle();
