@@ -46,7 +46,7 @@ COPY package.json ./
 # The spec, with any files it refers to: the server bundles it at start-up (.dockerignore
 # leaves out what it does not read: released specs, the changelog, lint settings).
 COPY spec ./spec
-COPY src/store/migrations ./src/store/migrations
+COPY src/store/database/migrations ./src/store/database/migrations
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -3,17 +3,18 @@ import { createBackend } from './contract/backend';
 import { type Spec, checkHandlersMatchSpec, deprecatedOperations } from './contract/spec';
 import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/reply';
-import { requireValidHost } from './http/host';
-import { type CoreDeps, RequestCore } from './http/pipeline';
-import { expressDoor } from './http/expressDoor';
-import { nodeDoor, setNodeDoor } from './http/nodeDoor';
+import { type CoreDeps, RequestCore } from './http/core';
+import { type App, apiListener, served } from './http/listener';
+
+export type { App };
 import { inProcessDoor } from './http/inProcessDoor';
 import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
 import { type Metrics, createMetrics } from './ops/metrics';
 import { replyViolationReport } from './ops/replyViolations';
-import { createRequestRecorder, requestLog } from './ops/requestLog';
-import { queriesInFlight } from './store/db';
+import { createRequestRecorder } from './ops/requestLog';
+import { tracedSteps } from './ops/tracing';
+import { queriesInFlight } from './store/database/db';
 import type { KeyRegistry } from './store/keys/registry';
 import { createAuthenticator } from './http/auth';
 import { checkToolsMatchSpec, isTool } from './contract/mcpTools';
@@ -55,12 +56,12 @@ function methodsOf(spec: Spec): string[] {
 }
 
 /** Builds the whole HTTP application from the spec. Never listens and never reads the environment. */
-export async function createApp(deps: AppDeps): Promise<express.Express> {
+export async function createApp(deps: AppDeps): Promise<App> {
   const { spec } = deps;
   checkHandlersMatchSpec(spec.operations.keys(), Object.keys(deps.handlers));
   const backend = deps.backend ?? (await createBackend(spec));
   const metrics = deps.metrics ?? createMetrics({ queriesInFlight });
-  // One core, one bearer check and one record of requests, for both doors: express's and /mcp's.
+  // One core, one bearer check and one record of requests, for both doors: the server's listener and /mcp's.
   const authenticate = createAuthenticator({ bootstrapKeys: deps.bootstrapKeys, keyRegistry: deps.keyRegistry, scopes: spec.scopes });
   const core = new RequestCore({
     ...deps,
@@ -70,14 +71,12 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
   });
   const record = createRequestRecorder({ ...deps.logging, metrics, countedByClient: deprecatedOperations(spec), tracing: deps.tracing });
 
+  // What the core does not claim: express's routes. The listener (apiListener) has given each of
+  // their requests its id, nosniff, its record and the Host rule, as it gives the core's.
   const app = express();
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
-  // Every response: request id, nosniff, metrics, one log line (and with tracing on, the request's server span).
-  app.use(requestLog(record));
-  // RFC 9112 §3.2: one valid Host, or 400.
-  app.use(requireValidHost);
   // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
   if (deps.mcp) {
     // Loaded here, not imported above: the MCP SDK is a fifth of the app's load time, which a
@@ -98,36 +97,31 @@ export async function createApp(deps: AppDeps): Promise<express.Express> {
         allowedOrigins: deps.corsOrigins === '*' || deps.corsOrigins === undefined ? [] : deps.corsOrigins,
         loopbackOnly: deps.mcp.loopbackOnly,
         metrics,
-        tracing: deps.tracing,
+        traced: tracedSteps(deps.tracing),
       }),
     );
   }
-  // Browsers on the listed origins: CORS headers, and preflights answered without a key.
-  const cors = deps.corsOrigins && corsMiddleware(deps.corsOrigins, methodsOf(spec));
+  // Browsers on the listed origins: CORS headers, and preflights answered without a key (the listener runs it before the core).
+  const cors = deps.corsOrigins ? corsMiddleware(deps.corsOrigins, methodsOf(spec)) : undefined;
   if (cors) app.use(cors);
-  // The API and the probes: everything the spec describes; the rest of the routes go on to the routes below.
-  // Served by createHttpServer, they never reach express: the server's own door gives them the
-  // same steps as above, in the same order (nodeDoor). This one answers them where the app is served by itself.
-  app.use(expressDoor(core));
-  setNodeDoor(app, nodeDoor({ core, record, cors: cors || undefined, rest: app }));
   // Outside the contract: metrics, the contract itself and its reference page.
   if (!deps.metricsOnOwnPort) app.get('/metrics', metricsRoute(metrics, deps.metricsToken, 'public'));
   app.use(contractRoutes(spec));
   app.use(notFound);
   app.use(errorMiddleware);
-  return app;
+  return served(app, apiListener({ core, record, cors, rest: app }));
 }
 
 /**
  * The app of METRICS_PORT: GET /metrics with every metric (behind METRICS_TOKEN when it is set),
  * and the Error body for anything else. A port of its own is kept off the public network.
  */
-export function createMetricsApp(metrics: Metrics, metricsToken?: string): express.Express {
+export function createMetricsApp(metrics: Metrics, metricsToken?: string): App {
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
   app.get('/metrics', metricsRoute(metrics, metricsToken, 'full'));
   app.use(notFound);
   app.use(errorMiddleware);
-  return app;
+  return served(app);
 }

@@ -4,25 +4,25 @@
  * WEB_CONCURRENCY > 1: this process is the cluster primary instead, which forks the serving ones.
  */
 import cluster from 'node:cluster';
-import type { Express } from 'express';
-import { createApp, createMetricsApp } from './app';
+import { type App, createApp, createMetricsApp } from './app';
 import { type Config, ConfigError, isLoopbackHost, loadConfig } from './config';
+import { compileEventSerialiser } from './contract/serialisers';
 import { type Spec, loadSpec } from './contract/spec';
 import { stubsAtStartUp, withStores } from './handlers';
 import { type HttpServer, createHttpServer, listen } from './http/server';
 import { EMBEDDED_WARNING, printBanner } from './ops/banner';
 import { LOG_BASE, type Logger, type Logging, createLogging } from './ops/logger';
-import { createMetrics } from './ops/metrics';
+import { type Metrics, createMetrics } from './ops/metrics';
 import { type ShutdownStep, shutDown } from './ops/shutdown';
 import { type Tracing, startTracing } from './ops/tracing';
 import { EXIT_REFUSED, type Ports, runPrimary, tellPrimary } from './primary';
 import { createStores, sweepExpired } from './store';
 import { type KeyRegistry, createKeyRegistry } from './store/keys/registry';
-import { queriesInFlight } from './store/db';
-import { type Database, openDatabase } from './store/open';
-import { type DatabasePreparation, prepareDatabase } from './store/prepare';
+import { queriesInFlight } from './store/database/db';
+import { type Database, openDatabase } from './store/database/open';
+import { type DatabasePreparation, prepareDatabase } from './store/database/prepare';
 import { type RateLimiter, createRateLimiter } from './store/rateLimits';
-import { type ReadRouter, createReadRouter } from './store/replica';
+import { type ReadRouter, createReadRouter } from './store/database/replica';
 import type { GroupCommitOptions } from './store/write/groupCommit';
 import { type Webhooks, createWebhooks } from './webhooks';
 
@@ -34,9 +34,11 @@ interface Service {
   rateLimiter: RateLimiter | undefined;
   reads: ReadRouter | undefined;
   tracing: Tracing | undefined;
-  app: Express;
+  app: App;
   /** METRICS_PORT's app, when it is set. */
-  metricsApp: Express | undefined;
+  metricsApp: App | undefined;
+  /** The service's metrics, which both apps serve. */
+  metrics: Metrics;
   /** The delivery of events to webhook endpoints: started once the database is ready. */
   webhooks: Webhooks;
 }
@@ -74,7 +76,11 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     database,
     preparation,
     tracing,
-    webhooks: createWebhooks(sql, logger, { allowPrivateTargets: config.webhookAllowPrivateTargets, tracing }),
+    webhooks: createWebhooks(sql, logger, {
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      writeEvent: compileEventSerialiser(spec),
+      tracing,
+    }),
     rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
     // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
     keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
@@ -85,7 +91,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
 }
 
 /** The service's metrics: the request metrics, and what the pool, the replica, the webhooks and the log destination report. */
-function serviceMetrics({ reads, tracing, webhooks }: Omit<Service, 'app' | 'metricsApp'>, logging: Logging) {
+function serviceMetrics({ reads, tracing, webhooks }: Omit<Service, 'app' | 'metricsApp' | 'metrics'>, logging: Logging) {
   return createMetrics({
     queriesInFlight,
     replica: reads && (() => reads.status()),
@@ -105,8 +111,8 @@ const groupCommitOptions = (tracing: Tracing | undefined, logging: Logging): Gro
     ),
 });
 
-/** The app on the stores, and METRICS_PORT's app sharing its metrics; the webhook deliveries start, counted, once the database is ready. */
-async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp'>) {
+/** The app on the stores, and METRICS_PORT's app sharing its metrics. */
+async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Omit<Service, 'app' | 'metricsApp' | 'metrics'>) {
   const { database, preparation, keyRegistry, rateLimiter, reads, tracing, webhooks } = parts;
   const stores = createStores(database.sql, {
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
@@ -121,10 +127,6 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     groupCommit: groupCommitOptions(tracing, logging),
   });
   const metrics = serviceMetrics(parts, logging);
-  preparation.done.then(
-    () => webhooks.start((result, lagMs) => metrics.webhookAttempt(result.outcome, lagMs === undefined ? undefined : lagMs / 1000)),
-    () => {},
-  );
   const app = await createApp({
     spec,
     handlers: withStores(stores),
@@ -140,7 +142,7 @@ async function buildApps(config: Config, logging: Logging, spec: Spec, parts: Om
     mcp: config.mcpEnabled ? { loopbackOnly: isLoopbackHost(config.host) } : undefined,
     tracing,
   });
-  return { app, metricsApp: config.metricsPort === undefined ? undefined : createMetricsApp(metrics, config.metricsToken) };
+  return { app, metrics, metricsApp: config.metricsPort === undefined ? undefined : createMetricsApp(metrics, config.metricsToken) };
 }
 
 /** PORT, and METRICS_PORT when it is set (workers share both). */
@@ -153,27 +155,34 @@ async function listenAll({ app, metricsApp }: Service, config: Config): Promise<
 }
 
 /**
- * What runs while the process serves: reservations idle for 250 ms go back for other instances
- * to spend; expired idempotency keys and old rate-limit windows are swept every minute.
+ * What runs beside the requests, started here once the process listens, each stopped by a step of
+ * `shutdownSteps`: reservations idle for 250 ms go back for other instances to spend; expired
+ * idempotency keys and old rate-limit windows are swept every minute; the webhook deliveries start,
+ * counted, once the database is ready. (The key registry's refresh and the replica's checks run
+ * from their making in `build`: requests need them from the first one.)
  */
-function startHousekeeping({ rateLimiter, preparation, database }: Service, logger: Logger) {
+function startBackground({ rateLimiter, preparation, database, webhooks, metrics }: Service, logger: Logger) {
   const flushing = rateLimiter && setInterval(() => void rateLimiter.flush(250), 200);
   const sweeping = setInterval(() => {
     if (preparation.pendingReason() === undefined)
       sweepExpired(database.sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired records failed'));
   }, 60_000);
+  preparation.done.then(
+    () => webhooks.start((result, lagMs) => metrics.webhookAttempt(result.outcome, lagMs === undefined ? undefined : lagMs / 1000)),
+    () => {},
+  );
   return { stopSweeping: () => clearInterval(sweeping), stopFlushing: () => clearInterval(flushing) };
 }
 
 /** The stop, in order: nothing is ended that a step before it still needs. The whole stays within 10 s. */
-function shutdownSteps(service: Service, { server, metricsServer }: Listening, housekeeping: ReturnType<typeof startHousekeeping>) {
+function shutdownSteps(service: Service, { server, metricsServer }: Listening, background: ReturnType<typeof startBackground>) {
   const { preparation, rateLimiter, reads, keyRegistry, database, tracing, webhooks } = service;
   const steps: ShutdownStep[] = [
     {
       name: 'stopping start-up and the sweep',
       run: () => {
         preparation.cancel();
-        housekeeping.stopSweeping();
+        background.stopSweeping();
       },
     },
     // Stop accepting; requests in flight finish (up to 8 s) and their connections close. No delivery
@@ -186,7 +195,7 @@ function shutdownSteps(service: Service, { server, metricsServer }: Listening, h
     {
       name: 'returning unspent reservations',
       run: () => {
-        housekeeping.stopFlushing();
+        background.stopFlushing();
         return rateLimiter?.flush();
       },
       withinMs: 500,
@@ -275,8 +284,8 @@ async function main(): Promise<void> {
   }
   const service = await build(config, logging, spec);
   const listening = await listenAll(service, config);
-  const housekeeping = startHousekeeping(service, logger);
-  stopOnSignals(logger, shutdownSteps(service, listening, housekeeping));
+  const background = startBackground(service, logger);
+  stopOnSignals(logger, shutdownSteps(service, listening, background));
   await announce(logger, spec, config, service, listening.ports);
 }
 

@@ -15,5 +15,5 @@ function findProjectRoot(from: string): string {
 
 export const projectRoot = findProjectRoot(__dirname);
 export const specPath = path.join(projectRoot, 'spec', 'openapi.yaml');
-export const migrationsDir = path.join(projectRoot, 'src', 'store', 'migrations');
+export const migrationsDir = path.join(projectRoot, 'src', 'store', 'database', 'migrations');
 export const embeddedDataDir = path.join(projectRoot, '.data', 'pglite');

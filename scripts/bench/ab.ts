@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connect } from '../../src/store/db';
-import { migrate } from '../../src/store/migrate';
+import { connect } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { scratchServerUrl } from '../lib/database';
 import {

@@ -25,9 +25,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connect } from '../../src/store/db';
+import { connect } from '../../src/store/database/db';
 import { projectRoot } from '../../src/paths';
-import { migrate } from '../../src/store/migrate';
+import { migrate } from '../../src/store/database/migrate';
 import { createKey } from '../../src/store/keys/admin';
 import { scopes } from '../../generated/security';
 import {

@@ -3,8 +3,8 @@
  * into 1,000,000 animals, reached through the cursor, beside the first page (`deepPages`), and
  * listPets by status at 10,000 and at 1,000,000 animals (`scaleCheck`).
  */
-import { connect } from '../../src/store/db';
-import { migrate } from '../../src/store/migrate';
+import { connect } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
 import { type ServerProcess, type StartOptions, UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { conditionalReads } from './conditional';

@@ -17,8 +17,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { connect } from '../../src/store/db';
-import { migrate } from '../../src/store/migrate';
+import { connect } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
 import {
   type ServerProcess,
   UNREACHABLE_RATE_LIMIT,

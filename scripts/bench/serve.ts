@@ -11,7 +11,7 @@
 import { createServer } from 'node:http';
 import { expressObjects } from '../../src/http/server';
 import { loadConfig } from '../../src/config';
-import { connect } from '../../src/store/db';
+import { connect } from '../../src/store/database/db';
 import { createLogging } from '../../src/ops/logger';
 import { loadSpec } from '../../src/contract/spec';
 import { createBackend } from '../../src/contract/backend';

@@ -14,9 +14,9 @@ export { type Spec, deprecatedOperations } from '../../src/contract/spec';
 // The signed page cursor: the contract promises cursors that are opaque and checked. A contestant
 // that kept that promise its own way would page differently, and the bench test could not compare
 // its `Link` with the product's to the byte; the codec is a few lines of HMAC either way.
-export { createCursorCodec } from '../../src/store/cursors';
+export { createCursorCodec } from '../../src/store/pets/cursors';
 export { InvalidCursorError } from '../../src/store/errors';
-export type { PetFilter, PetPage } from '../../src/store/pets';
+export type { PetFilter, PetPage } from '../../src/store/pets/store';
 
 // The bearer check: constant-time comparison of digests. A cheaper (unsafe) comparison would
 // measure a weaker server, not a faster design.
@@ -38,7 +38,7 @@ export { errorMiddleware, sendError } from '../../src/http/reply';
 export { createRequestRecorder, requestLog } from '../../src/ops/requestLog';
 export type { Logging } from '../../src/ops/logger';
 export { createMetrics } from '../../src/ops/metrics';
-export { queriesInFlight } from '../../src/store/db';
+export { queriesInFlight } from '../../src/store/database/db';
 export { rateLimitHeaders, rateLimited } from '../../src/http/rateLimit';
 export type { RateLimiter } from '../../src/store/rateLimits';
-export { type Deadline, requestDeadline } from '../../src/store/deadline';
+export { type Deadline, requestDeadline } from '../../src/store/database/deadline';

@@ -16,9 +16,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { type Sql, connect } from '../../src/store/db';
-import { migrate } from '../../src/store/migrate';
-import { setEndpointEnabled } from '../../src/store/webhookAdmin';
+import { type Sql, connect } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
+import { setEndpointEnabled } from '../../src/store/webhooks/admin';
 import { type ServerProcess, UNREACHABLE_RATE_LIMIT, scratchDatabase, startProduct } from '../lib/processes';
 import type { Depth, LogFile } from './deep';
 import { type Measurement, SCENARIOS, type Scenario, auth, cpuMicros, f2, measure, median } from './measure';

@@ -3,7 +3,7 @@
  * Safe to re-run: what is applied is recorded and skipped. (`npm start` runs the same
  * migrations at start-up; this is for deploy pipelines that migrate first.)
  */
-import { migrate, readMigrations } from '../../src/store/migrate';
+import { migrate, readMigrations } from '../../src/store/database/migrate';
 import { connectToDatabaseUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
 

@@ -1,4 +1,4 @@
-import { type Sql, onlyRow } from '../../src/store/db';
+import { type Sql, onlyRow } from '../../src/store/database/db';
 
 const BATCH = 10_000;
 

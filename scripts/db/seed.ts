@@ -3,8 +3,8 @@
  * … "Sample animal N", statuses in turn), inserting only those not there yet, in batches,
  * each committed on its own. Safe to re-run or to interrupt and run again.
  */
-import { onlyRow } from '../../src/store/db';
-import { migrate } from '../../src/store/migrate';
+import { onlyRow } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
 import { seedSampleAnimals } from './sampleAnimals';
 import { connectToDatabaseUrl } from '../lib/database';
 import { runTool } from '../lib/tool';

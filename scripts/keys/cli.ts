@@ -13,7 +13,7 @@
  */
 import { userInfo } from 'node:os';
 import { operationScopes, scopes as SCOPES } from '../../generated/security';
-import type { Sql } from '../../src/store/db';
+import type { Sql } from '../../src/store/database/db';
 import { type KeyChange, KeyCommandError, type KeyListing, createKey, listKeys, revokeKey, rotateKey } from '../../src/store/keys/admin';
 import { displayPrefix } from '../../src/store/keys/format';
 import { type CommandOptions, UsageError, runOperatorTool, table } from '../lib/command';

@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { Sql } from '../../src/store/db';
+import type { Sql } from '../../src/store/database/db';
 import { type ServiceDatabase, openServiceDatabase } from './database';
 
 /** A command's arguments that are wrong: said on stderr with the usage, exit 2, before any database is opened. */

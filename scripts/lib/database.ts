@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config';
-import { type Sql, connect } from '../../src/store/db';
-import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/embedded';
-import { migrate } from '../../src/store/migrate';
+import { type Sql, connect } from '../../src/store/database/db';
+import { type EmbeddedPostgres, runningEmbeddedUrl, startEmbeddedPostgres } from '../../src/store/database/embedded';
+import { migrate } from '../../src/store/database/migrate';
 
 /**
  * The tool's connection to DATABASE_URL (one, pooled as DATABASE_POOL_MODE says), or undefined

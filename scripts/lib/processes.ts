@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { projectRoot } from '../../src/paths';
-import { connect } from '../../src/store/db';
+import { connect } from '../../src/store/database/db';
 
 /** A database of its own on the server `adminUrl` names (a copy of `template`, when given), dropped by `drop()`. */
 export async function scratchDatabase(

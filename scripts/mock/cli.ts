@@ -5,6 +5,7 @@
  * validation work as in the real service. `Prefer: code=404` asks for another documented
  * response. PORT, HOST and API_KEYS are read as by `npm start`.
  */
+import { createServer } from 'node:http';
 import { createApp } from '../../src/app';
 import { ConfigError, loadConfig } from '../../src/config';
 import { loadSpec } from '../../src/contract/spec';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     validateResponses: config.validateResponses,
     corsOrigins: config.corsOrigins,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createServer(app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,4 +1,4 @@
-import type { Sql } from '../../src/store/db';
+import type { Sql } from '../../src/store/database/db';
 import { type IssuedKey, createKey, revokeKey, rotateKey } from '../../src/store/keys/admin';
 import type { Instance } from './instances';
 import { send, type Traffic } from './traffic';

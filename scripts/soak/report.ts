@@ -1,7 +1,7 @@
 import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Sql } from '../../src/store/db';
+import type { Sql } from '../../src/store/database/db';
 import { STORM_MS } from './faults';
 import type { HeapReading, KeptReading, RssReading } from './instances';
 import type { KeyChurn } from './keys';

@@ -4,7 +4,7 @@
  * of a running `npm start`. Never prints a secret.
  */
 import { userInfo } from 'node:os';
-import type { Sql } from '../../src/store/db';
+import type { Sql } from '../../src/store/database/db';
 import {
   type DeliveryListing,
   type EndpointListing,
@@ -13,7 +13,7 @@ import {
   listDeliveries,
   replayEvent,
   setEndpointEnabled,
-} from '../../src/store/webhookAdmin';
+} from '../../src/store/webhooks/admin';
 import { type CommandOptions, UsageError, runOperatorTool, table } from '../lib/command';
 import { runTool } from '../lib/tool';
 

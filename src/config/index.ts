@@ -4,7 +4,7 @@ import { RESPONSE_VALIDATION, type ResponseValidation } from '../contract/replyC
 import { LOG_LEVELS, type LogLevel } from '../ops/logger';
 import type { TracingConfig } from '../ops/tracing';
 import { embeddedDataDir } from '../paths';
-import type { PoolMode } from '../store/db';
+import type { PoolMode } from '../store/database/db';
 import { KEY_PREFIX } from '../store/keys/format';
 import type { RateLimit } from '../store/rateLimits';
 import { parseTracing } from './tracing';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { operations, webhooks } from '../../generated/openapi';
 import { type ErrorCode, errorBody } from './errorBody';
-import type { Deadline } from '../store/deadline';
+import type { Deadline } from '../store/database/deadline';
 import type { Stores } from '../store';
 
 /** The operations of the spec's `webhooks`: events this service sends, which no handler answers. */
@@ -28,7 +28,7 @@ export class NotImplementedError extends Error {
 
 type Responses<Op extends OperationId> = operations[Op]['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-/** The statuses the spec documents for an operation (`default` is for failures the pipeline answers). */
+/** The statuses the spec documents for an operation (`default` is for failures the request core answers). */
 type DocumentedStatus<Op extends OperationId> = Extract<keyof Responses<Op>, number>;
 
 /** What a handler returns: one of the operation's documented responses, typed from the spec. */
@@ -66,7 +66,7 @@ export interface Input<Op extends OperationId> {
   deadline: Deadline;
 }
 
-/** One operation's handler, in src/handlers/<operationId>.ts: thin, input in, reply out; failures the store throws are mapped by the pipeline. */
+/** One operation's handler, in src/handlers/<operationId>.ts: thin, input in, reply out; failures the store throws are mapped by the request core. */
 export type OperationHandler<Op extends OperationId> = (input: Input<Op>, stores: Stores) => Promise<Reply<Op>>;
 
 /** What the app runs for each operation of the spec: the handlers over their stores, or the mock. */

@@ -1,5 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import type OpenAPIBackend from 'openapi-backend';
+import type { components } from '../../generated/openapi';
 import type { Spec } from './spec';
 import { documentedResponse } from './replyCheck';
 
@@ -12,7 +13,7 @@ export type Serialise = (body: unknown) => string;
  * (a field the contract does not name never reaches the wire), in the schema's order, with
  * code made for that shape instead of JSON.stringify's walk of whatever it is given. A required
  * property missing, or a value that cannot be written as its declared type, throws: the
- * pipeline answers 500 instead.
+ * request core answers 500 instead.
  */
 export interface ReplySerialisers {
   /** The serialiser of `operationId`'s response for `status` (as documentedResponse picks it); JSON.stringify where the spec documents no JSON body. */
@@ -56,6 +57,22 @@ export function compileSerialisers(spec: Spec, backend: OpenAPIBackend): ReplySe
       return serialise;
     },
   };
+}
+
+/** An event as the contract's webhooks send it. */
+export type PetCreatedEvent = components['schemas']['PetCreatedEvent'];
+
+/**
+ * The body of a `pet.created` event, compiled from the contract's `PetCreatedEvent` as a reply's
+ * body is from its response schema: only the properties it declares, in its order, `data` written
+ * as getPet's reply writes the animal. The same text on every attempt and replay of one event.
+ */
+export function compileEventSerialiser(spec: Spec): (event: PetCreatedEvent) => string {
+  const schemas = (spec.document.components?.schemas ?? {}) as Record<string, object>;
+  const event = schemas.PetCreatedEvent;
+  if (!event) throw new Error('The spec defines no PetCreatedEvent schema: the webhooks have no body to send');
+  // Its references (`#/components/schemas/Pet`) resolve in the schema itself: the spec's schemas go beside it.
+  return fastJson(withoutDefaults({ ...event, components: { schemas } }) as object);
 }
 
 /** Keywords whose values are data, not schemas: copied as they are. */

@@ -25,7 +25,7 @@ export type CorsHandler = ReturnType<typeof cors>;
 /**
  * CORS for web applications on other origins (CORS_ORIGINS), by the `cors` package. A request
  * from an origin not listed gets no CORS headers at all, so the browser keeps its script from
- * the response; its preflight goes on to the pipeline, which answers OPTIONS with `Allow` only.
+ * the response; its preflight goes on to the request core, which answers OPTIONS with `Allow` only.
  * A preflight from a listed origin is answered here, without a key, like any OPTIONS.
  */
 export function corsMiddleware(origins: readonly string[] | '*', methods: readonly string[]): CorsHandler {

@@ -5,6 +5,8 @@ import {
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   InvalidCursorError,
+  RefusedTargetError,
+  TooManyEndpointsError,
   isDatabaseUnavailable,
 } from '../store/errors';
 
@@ -65,6 +67,10 @@ export function toHttpError(err: unknown): HttpError {
       rule: err.issuedFor === undefined ? 'cursor' : 'cursorFilter',
       detail: `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
     });
+  if (err instanceof RefusedTargetError)
+    return invalidField('validation_failed', { in: 'body', pointer: '/url', rule: 'safeTarget', detail: err.message });
+  if (err instanceof TooManyEndpointsError)
+    return invalidField('validation_failed', { in: 'body', pointer: '', rule: 'maxEndpoints', detail: err.message });
   if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);
   if (isDatabaseUnavailable(err)) return serviceUnavailable();
   // decodeURIComponent on a path segment with broken percent-encoding.

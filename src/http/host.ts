@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import { invalidField } from './errors';
 import { sendError } from './reply';
 
@@ -33,10 +32,3 @@ export function refuseHost(res: ServerResponse, problem: string): void {
   res.setHeader('Connection', 'close');
   sendError(res, invalidField('bad_request', { in: 'header', name: 'Host', rule: 'host', detail: `${problem} (RFC 9112 §3.2)` }));
 }
-
-/** express's middleware for the Host rule (`hostProblem`). */
-export const requireValidHost: RequestHandler = (req, res, next) => {
-  const problem = hostProblem(req);
-  if (problem === undefined) return next();
-  refuseHost(res, problem);
-};

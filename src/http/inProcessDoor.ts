@@ -1,8 +1,8 @@
 import type { RequestRecorder } from '../ops/requestLog';
-import { type ApiReply, type ApiRequest, type RequestCore, splitTarget } from './pipeline';
+import { type WrittenReply, type ApiRequest, type RequestCore, splitTarget } from './core';
 
 /** Answers a request made in this process (an MCP tool call's operation). */
-export type InProcessDoor = (request: ApiRequest) => Promise<ApiReply>;
+export type InProcessDoor = (request: ApiRequest) => Promise<WrittenReply>;
 
 /**
  * The door for requests this process makes itself: the core answers the value, and the request

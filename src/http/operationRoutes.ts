@@ -12,7 +12,7 @@ export interface SpecRequest {
   body?: unknown;
 }
 
-/** One operation as the pipeline runs it, compiled at start-up. */
+/** One operation as the request core runs it, compiled at start-up. */
 export interface Route {
   facts: OperationFacts;
   handler: (input: Input<OperationId>) => Promise<Reply<OperationId>>;

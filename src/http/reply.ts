@@ -7,14 +7,14 @@ import { type HttpError, bodyOf, keepCause, toHttpError } from './errors';
  * What a handler or a step of the core answers, before its body is written: a status, a JSON body
  * when there is one, and headers. A handler's typed reply (`Reply<Op>`) is one of these.
  */
-export interface WireReply {
+export interface UnwrittenReply {
   status: number;
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
 }
 
 /** A failure as a reply: the Error body, with the failure's headers. */
-export const replyOf = (err: HttpError): WireReply => ({ status: err.status, body: bodyOf(err), headers: err.headers });
+export const replyOf = (err: HttpError): UnwrittenReply => ({ status: err.status, body: bodyOf(err), headers: err.headers });
 
 /**
  * Writes an Error body with Node's own methods (the same headers express's res.json sends, UTF-8

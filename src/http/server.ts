@@ -1,8 +1,7 @@
 import { IncomingMessage, STATUS_CODES, type Server, ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
 import { type ErrorBody, errorBody } from '../contract/errorBody';
-import { listenerOf } from './nodeDoor';
+import type { App } from './listener';
 
 export interface ServerTimeouts {
   /** Time a client has to send the request line and headers (slow-header clients get 408). */
@@ -59,33 +58,34 @@ function bornWith<T>(base: T, prototype: object): T | undefined {
 }
 
 /**
- * Node's server options that make each request and response with the app's prototypes from the
- * start (express's public `app.request` and `app.response`). express gives them those prototypes
- * on every request (`Object.setPrototypeOf` in `app.handle`); on objects Node made with its own
- * classes that changes their shape after they were made, and every property access of Node's
- * HTTP code and ours that follows runs off V8's fast path: a request cost about twice the CPU
- * (docs/performance.md). Born with them, express's `setPrototypeOf` finds them set and changes nothing.
+ * Node's server options that make each request and response with express's prototypes from the
+ * start (an express app's public `app.request` and `app.response`). express gives them those
+ * prototypes on every request it answers (`Object.setPrototypeOf` in `app.handle`); on objects Node
+ * made with its own classes that changes their shape after they were made, and every property
+ * access of Node's HTTP code and ours that follows runs off V8's fast path: /mcp and /metrics cost
+ * 1.5× and 1.1× the CPU (docs/performance.md). Born with them, express's `setPrototypeOf` finds
+ * them set and changes nothing.
  */
-export function expressObjects(app: Pick<Express, 'request' | 'response'>) {
-  const Request = bornWith(IncomingMessage, app.request);
-  const Response = bornWith(ServerResponse, app.response);
+export function expressObjects(prototypes: { request: object; response: object }) {
+  const Request = bornWith(IncomingMessage, prototypes.request);
+  const Response = bornWith(ServerResponse, prototypes.response);
   return Request && Response ? { IncomingMessage: Request, ServerResponse: Response } : {};
 }
 
 /** The HTTP server for an app: Node's parser limits, timeouts against slow clients, and Error bodies for what they refuse. */
-export function createHttpServer(app: Express, t: ServerTimeouts): HttpServer {
+export function createHttpServer(app: App, t: ServerTimeouts): HttpServer {
   const server = createServer(
     {
-      ...expressObjects(app),
+      ...expressObjects(app.prototypes),
       headersTimeout: t.headersTimeoutMs,
       requestTimeout: t.requestTimeoutMs,
       // Node checks the two timeouts above on this interval (30 s by default, too coarse for them).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(t.headersTimeoutMs / 4))),
-      // A missing Host is answered by the app with the Error body (`requireValidHost`), not by Node with a bare 400.
+      // A missing Host is answered by the app with the Error body (`hostProblem`), not by Node with a bare 400.
       requireHostHeader: false,
     },
-    // The app's API requests through its node door (`createApp` gives it one), the rest through express.
-    listenerOf(app),
+    // The app's one listener: the API through the request core, the rest through express (`apiListener`).
+    app,
   );
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
   // Node keeps the first 2,000 header lines and drops the rest unseen; a repeated Authorization

@@ -15,7 +15,7 @@ import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBod
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
 import type { AuthenticatedKey } from '../http/auth';
 import { bytesBody } from '../http/body';
-import type { ApiReply, ApiRequest } from '../http/pipeline';
+import type { WrittenReply, ApiRequest } from '../http/core';
 
 /**
  * A single tools/call of a known tool that the SDK's transport and server would take as it is:
@@ -114,7 +114,7 @@ const byLowerCase = (headers: Record<string, string>): Record<string, string | u
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
 /** A success: the status, the documented headers the answer carried (named as the spec names them), the body, and `next` for a paged list. */
-function successResult(tool: McpTool, reply: ApiReply, sent: Record<string, string | undefined>): CallToolResult {
+function successResult(tool: McpTool, reply: WrittenReply, sent: Record<string, string | undefined>): CallToolResult {
   const headers: Record<string, string> = {};
   for (const name of Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties)) {
     const value = sent[name.toLowerCase()];
@@ -147,7 +147,7 @@ function errorResult(tool: McpTool, status: number, body: ErrorBody | undefined,
 }
 
 /** The tool's result for the operation's answer. */
-export function resultOf(tool: McpTool, reply: ApiReply): CallToolResult {
+export function resultOf(tool: McpTool, reply: WrittenReply): CallToolResult {
   const sent = byLowerCase(reply.headers);
   if (tool.call.successes.includes(reply.status)) return successResult(tool, reply, sent);
   let body: ErrorBody | undefined;

@@ -27,7 +27,7 @@ import { HttpError, invalidField, toHttpError } from '../http/errors';
 import type { InProcessDoor } from '../http/inProcessDoor';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
-import type { Tracing } from '../ops/tracing';
+import type { Traced } from '../ops/tracing';
 import { plainToolCall, requestOf, resultOf } from './call';
 
 export const MCP_PATH = '/mcp';
@@ -46,7 +46,8 @@ export interface McpDeps {
   /** HOST is a loopback address: the Host header must name loopback too. */
   loopbackOnly: boolean;
   metrics: Metrics;
-  tracing?: Tracing;
+  /** Each tool call as a step of the /mcp request's trace (`tracedSteps`). */
+  traced: Traced;
 }
 
 /** What the request's handling learned, for the log line (RequestFacts.mcpTool). */
@@ -84,7 +85,7 @@ async function callTool(deps: McpDeps, req: Request, res: Response, key: Authent
     const made = requestOf(tool, args, { host: req.headers.host, requestId: callId(res, tool), caller: key });
     return 'refused' in made ? made.refused : resultOf(tool, await deps.call(made.request));
   };
-  const result = await (deps.tracing ? deps.tracing.step(`mcp tool ${tool.name}`, run) : run());
+  const result = await deps.traced(`mcp tool ${tool.name}`, run);
   deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
   return result;
 }

@@ -114,3 +114,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // SQLSTATE class 08: connection exception.
   return UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code);
 }
+
+/** A client already has as many webhook endpoints as it may (`max`). */
+export class TooManyEndpointsError extends Error {
+  constructor(max: number) {
+    super(`A client has at most ${max} webhook endpoints; delete one first`);
+    this.name = 'TooManyEndpointsError';
+  }
+}
+
+/** A webhook endpoint's URL that events are never sent to (`reason`: why, as a sentence's end). */
+export class RefusedTargetError extends Error {
+  constructor(readonly reason: string) {
+    super(`body property 'url' ${reason}`);
+    this.name = 'RefusedTargetError';
+  }
+}

@@ -1,14 +1,14 @@
 import type { GroupCommitOptions } from './write/groupCommit';
 import type { KeyRegistry } from './keys/registry';
-import type { Sql } from './db';
+import type { Sql } from './database/db';
 import { NotReadyError } from './errors';
-import { type HealthCheck, createHealthCheck } from './health';
-import { sweepExpiredIdempotencyKeys } from './idempotency';
-import { type PetStore, createPetStore } from './pets';
-import type { DatabasePreparation } from './prepare';
-import type { ReadRouter } from './replica';
+import { type HealthCheck, createHealthCheck } from './database/health';
+import { sweepExpiredIdempotencyKeys } from './pets/idempotency';
+import { type PetStore, createPetStore } from './pets/store';
+import type { DatabasePreparation } from './database/prepare';
+import type { ReadRouter } from './database/replica';
 import { sweepPastWindows } from './rateLimits';
-import { type WebhookEndpointStore, createWebhookEndpointStore, sweepWebhooks } from './webhooks';
+import { type WebhookEndpointStore, createWebhookEndpointStore, sweepWebhooks } from './webhooks/endpoints';
 
 /** Everything the handlers read and write. */
 export interface Stores {

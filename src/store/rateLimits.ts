@@ -1,6 +1,6 @@
 import type { Logger } from '../ops/logger';
-import { type Sql, onlyRow, withDeadline } from './db';
-import { type Deadline, requestDeadline } from './deadline';
+import { type Sql, onlyRow, withDeadline } from './database/db';
+import { type Deadline, requestDeadline } from './database/deadline';
 
 /** Requests each client (all of its API keys) may make per window (RATE_LIMIT). */
 export interface RateLimit {

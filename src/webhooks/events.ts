@@ -1,21 +1,22 @@
 import type { components } from '../../generated/openapi';
-import type { ClaimedDelivery } from '../store/deliveries';
+import type { ClaimedDelivery } from '../store/webhooks/deliveries';
 
 type PetCreatedEvent = components['schemas']['PetCreatedEvent'];
 type Pet = components['schemas']['Pet'];
 
+/** How an event's body is written: the contract's serialiser (`compileEventSerialiser`). */
+export type EventWriter = (event: PetCreatedEvent) => string;
+
 /**
- * The body of an event as sent: the contract's PetCreatedEvent, its keys in the schema's order
- * and `data` the animal as getPet returns it. The same text on every attempt and replay.
+ * The event a delivery sends, as the contract has it (PetCreatedEvent): its id, its type, when it
+ * committed and the animal as stored with it. Only `pet.created` is defined.
  */
-export function eventBody({ eventId, type, createdAt, data }: Pick<ClaimedDelivery, 'eventId' | 'type' | 'createdAt' | 'data'>): string {
-  if (type !== 'pet.created') throw new Error(`eventBody: no body is defined for events of type ${type}`);
-  const pet = data as Pet;
-  const event: PetCreatedEvent = {
-    id: eventId,
-    type,
-    createdAt,
-    data: { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status },
-  };
-  return JSON.stringify(event);
+export function eventOf({
+  eventId,
+  type,
+  createdAt,
+  data,
+}: Pick<ClaimedDelivery, 'eventId' | 'type' | 'createdAt' | 'data'>): PetCreatedEvent {
+  if (type !== 'pet.created') throw new Error(`eventOf: no body is defined for events of type ${type}`);
+  return { id: eventId, type, createdAt, data: data as Pet };
 }

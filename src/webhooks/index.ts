@@ -1,6 +1,6 @@
 import type { Logger } from '../ops/logger';
-import type { Sql } from '../store/db';
-import { createDeliveryQueue } from '../store/deliveries';
+import type { Sql } from '../store/database/db';
+import { createDeliveryQueue } from '../store/webhooks/deliveries';
 import { createSender } from './send';
 import { type DeliveryWorker, type WorkerOptions, startDeliveryWorker } from './worker';
 

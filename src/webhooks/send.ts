@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns';
 import { type LookupFunction, type Socket, isIP } from 'node:net';
-import type { AttemptResult } from '../store/deliveries';
-import { isPublicAddress } from './target';
+import type { AttemptResult } from '../store/webhooks/deliveries';
+import { isPublicAddress } from '../store/webhooks/targets';
 
 export type { AttemptResult };
 

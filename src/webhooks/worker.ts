@@ -1,7 +1,7 @@
 import type { Logger } from '../ops/logger';
 import type { Tracing } from '../ops/tracing';
-import type { ClaimedDelivery, DeliveryQueue, NextStep } from '../store/deliveries';
-import { eventBody } from './events';
+import type { ClaimedDelivery, DeliveryQueue, NextStep } from '../store/webhooks/deliveries';
+import { type EventWriter, eventOf } from './events';
 import { ATTEMPT_TIMEOUT_MS, type AttemptResult, type Sender } from './send';
 import { signedHeaders } from './signing';
 
@@ -43,6 +43,8 @@ export interface WorkerOptions {
   disableAfterMs?: number;
   /** Told of each attempt, for the metrics: its result, and for a delivered one the time from the event's commit. */
   observe?: (result: AttemptResult, lagMs: number | undefined) => void;
+  /** Each event's body, written by the contract's serialiser. */
+  writeEvent: EventWriter;
   /** With tracing on: a client span per attempt, linked to the trace of the create that made the event. */
   tracing?: Pick<Tracing, 'delivery'>;
 }
@@ -56,9 +58,9 @@ export interface DeliveryWorker {
 
 /** One attempt: signed, sent, its span ended, its result settled and logged. */
 async function attemptDelivery(delivery: ClaimedDelivery, options: WorkerOptions): Promise<void> {
-  const { queue, sender, logger, disableAfterMs = DISABLE_AFTER_MS, observe, tracing } = options;
+  const { queue, sender, logger, disableAfterMs = DISABLE_AFTER_MS, observe, tracing, writeEvent } = options;
   const startedAt = new Date();
-  const body = eventBody(delivery);
+  const body = writeEvent(eventOf(delivery));
   const headers = signedHeaders(delivery.eventId, Math.floor(Date.now() / 1000), body, delivery.secrets);
   const { endpointId, eventId, attempt: n } = delivery;
   const span = tracing?.delivery({

@@ -1,4 +1,4 @@
-import { connect } from '../../src/store/db';
+import { connect } from '../../src/store/database/db';
 import { scratchDatabase } from '../../scripts/lib/processes';
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { connect } from '../../src/store/db';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/embedded';
-import { migrate } from '../../src/store/migrate';
+import { connect } from '../../src/store/database/db';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/store/database/embedded';
+import { migrate } from '../../src/store/database/migrate';
 import { scratchDatabase } from '../../scripts/lib/processes';
 import { TEST_DB_PREFIX } from './databases';
 

@@ -1,4 +1,4 @@
-import { connect } from '../../src/store/db';
+import { connect } from '../../src/store/database/db';
 import { TEST_DB_PREFIX } from './databases';
 
 export default async function globalTeardown(): Promise<void> {

@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import { createServer } from 'node:http';
 import supertest from 'supertest';
 import type { components } from '../../generated/openapi';
 import type pino from 'pino';
 import type OpenAPIBackend from 'openapi-backend';
-import { createApp } from '../../src/app';
+import { type App, createApp } from '../../src/app';
 import { createBackend } from '../../src/contract/backend';
+import { compileEventSerialiser } from '../../src/contract/serialisers';
 import { loadConfig } from '../../src/config';
 import { createHttpServer } from '../../src/http/server';
 import { ContractChecker } from '../../src/contract/contractChecker';
@@ -16,11 +17,11 @@ import type { OperationId } from '../../src/contract/handlers';
 import type { ResponseValidation } from '../../src/contract/replyCheck';
 import { createLogging } from '../../src/ops/logger';
 import { createStores } from '../../src/store';
-import { petColumns } from '../../src/store/pets';
-import { type Sql, connect, onlyRow, queriesInFlight } from '../../src/store/db';
+import { petColumns } from '../../src/store/pets/store';
+import { type Sql, connect, onlyRow, queriesInFlight } from '../../src/store/database/db';
 import { type Metrics, createMetrics } from '../../src/ops/metrics';
 import type { StatementHook } from '../../src/ops/tracing';
-import { migrate } from '../../src/store/migrate';
+import { migrate } from '../../src/store/database/migrate';
 import { type RateLimit, type RateLimiter, createRateLimiter } from '../../src/store/rateLimits';
 import { type KeyRegistry, type KeyRegistryOptions, createKeyRegistry } from '../../src/store/keys/registry';
 import { type IssuedKey, createKey } from '../../src/store/keys/admin';
@@ -41,7 +42,7 @@ export type ApiClient = Record<Method, (url: string) => supertest.Test>;
  * The app on the HTTP server production runs (src/http/server.ts, with production's timeouts),
  * which supertest starts on a loopback port for the requests in flight and closes after them.
  */
-export function contractClient(app: Express, checker: ContractChecker): ApiClient {
+export function contractClient(app: App, checker: ContractChecker): ApiClient {
   const agent = supertest(createHttpServer(app, loadConfig({ API_KEYS: API_KEY })));
   const call = (method: Method) => (url: string) => agent[method](url).expect((res) => checker.check(method, url, res));
   return {
@@ -56,7 +57,7 @@ export function contractClient(app: Express, checker: ContractChecker): ApiClien
 }
 
 export interface TestApp {
-  app: Express;
+  app: App;
   spec: Spec;
   api: ApiClient;
   /** The same database the app uses, for arranging rows and reading state back. */
@@ -151,7 +152,9 @@ export async function startTestApp(
   const rateLimit = options.rateLimit ?? { requests: 1_000_000, windowSeconds: 60 };
   const rateLimiter = rateLimit === 'off' ? undefined : createRateLimiter(sql, rateLimit, logging.logger);
   const allowPrivateTargets = options.webhooks?.allowPrivateTargets ?? true;
-  const webhooks = options.webhooks && createWebhooks(sql, logging.logger, { ...options.webhooks, allowPrivateTargets });
+  const webhooks =
+    options.webhooks &&
+    createWebhooks(sql, logging.logger, { ...options.webhooks, allowPrivateTargets, writeEvent: compileEventSerialiser(spec) });
   const handlers = withStores(
     createStores(sql, { idempotencyTtlSeconds: 86_400, allowPrivateTargets, onEvents: webhooks && (() => webhooks.nudge()) }),
   );
@@ -205,8 +208,8 @@ export type NewPetBody = components['schemas']['NewPet'];
 export type Pet = components['schemas']['Pet'];
 
 /** Serves an app on a free loopback port, for clients that need a real socket (a browser, fetch, raw HTTP). */
-export async function listenOnLoopback(app: Express): Promise<{ origin: string; port: number; close(): Promise<void> }> {
-  const server = app.listen(0, '127.0.0.1');
+export async function listenOnLoopback(app: App): Promise<{ origin: string; port: number; close(): Promise<void> }> {
+  const server = createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

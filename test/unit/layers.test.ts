@@ -5,7 +5,7 @@ import { createBackend } from '../../src/contract/backend';
 import { loadSpec } from '../../src/contract/spec';
 import { createMockHandlers } from '../../src/handlers/mock';
 import { createAuthenticator } from '../../src/http/auth';
-import { RequestCore } from '../../src/http/pipeline';
+import { RequestCore } from '../../src/http/core';
 import { projectRoot } from '../../src/paths';
 
 // The layout of src/ is its architecture (src/README.md): each layer imports only from the
@@ -182,7 +182,7 @@ describe('scripts/', () => {
     );
 
   test('when the request core is read, then it knows no express, no socket and no response object: its doors do', () => {
-    const core = readFileSync(path.join(src, 'http', 'pipeline.ts'), 'utf8');
+    const core = readFileSync(path.join(src, 'http', 'core.ts'), 'utf8');
     expect([...core.matchAll(/^import[^;]*?from '([^']+)'/gm)].map((m) => m[1])).not.toContain('express');
     const code = core.split('\n').filter((line) => !/^\s*(\*|\/\*\*|\/\/)/.test(line));
     expect(code.filter((line) => /\b(Request|Response|ServerResponse|IncomingMessage)\b|\b(req|res)\./.test(line))).toEqual([]);

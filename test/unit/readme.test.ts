@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { EMBEDDED_WARNING, banner, describeDatabase } from '../../src/ops/banner';
 import { createLogging } from '../../src/ops/logger';
-import { readMigrations } from '../../src/store/migrate';
+import { readMigrations } from '../../src/store/database/migrate';
 import { projectRoot } from '../../src/paths';
 
 // The README is what a newcomer reads first: its banner sample is what `npm start` prints on a

@@ -15,3 +15,11 @@ export function startTracing(config: TracingConfig, deps: TracingDeps): Tracing 
   const sdk = require('./sdk') as typeof import('./sdk');
   return sdk.createTracing(config, deps);
 }
+
+/** A step of the request path, run as `traced(name, work)`. */
+export type Traced = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+
+/** Each step as a child span of the active one under `tracing`; with tracing off, the step itself and nothing else. */
+export function tracedSteps(tracing: Tracing | undefined): Traced {
+  return tracing ? (name, work) => tracing.step(name, work) : (_name, work) => work();
+}

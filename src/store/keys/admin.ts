@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { type Sql, onlyRow, transaction } from '../db';
+import { type Sql, onlyRow, transaction } from '../database/db';
 import { KEY_PREFIX, displayPrefix, mintKey, randomBase62 } from './format';
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from '../../ops/logger';
-import { type Sql, onlyRow, withDeadline } from '../db';
+import { type Sql, onlyRow, withDeadline } from '../database/db';
 
 /** A managed key as each serving process holds it: enough to authenticate a request with no query. */
 export interface ApiKeyRecord {

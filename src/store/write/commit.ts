@@ -1,6 +1,6 @@
 import postgres from 'postgres';
-import { type Sql, asUnavailable, counted, onlyRow, withDeadline } from '../db';
-import { type Deadline, requestDeadline } from '../deadline';
+import { type Sql, asUnavailable, counted, onlyRow, withDeadline } from '../database/db';
+import { type Deadline, requestDeadline } from '../database/deadline';
 import { CommitOutcomeUnknownError, DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from '../errors';
 import { type WriteControl, type WriteSql, writeTransaction } from './transaction';
 

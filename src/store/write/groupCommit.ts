@@ -1,6 +1,6 @@
 import type { GroupMemberTrace, GroupTrace } from '../../ops/tracing';
-import type { Sql } from '../db';
-import { QUERY_DEADLINE_MS } from '../deadline';
+import type { Sql } from '../database/db';
+import { QUERY_DEADLINE_MS } from '../database/deadline';
 import { DeadlineExceededError } from '../errors';
 import { COMMIT_GRACE_MS, RESOLVE_MS } from './commit';
 import { type TransactionMember, type WriteControl, type WriteSql, runTransaction } from './transaction';

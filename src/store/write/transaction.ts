@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { type Sql, beginStatement } from '../db';
+import { type Sql, beginStatement } from '../database/db';
 import { DeadlineExceededError } from '../errors';
 
 /** The connection a write's transaction runs on: its statements, and only its. */

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { errorCodeValues, petStatusValues } from '../../../generated/openapi';
 import { createApp } from '../../../src/app';
 import { checkHandlersMatchSpec, resolve } from '../../../src/contract/spec';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { handlers, stubOperations } from '../../../src/handlers';
 import { projectRoot } from '../../../src/paths';
 import { type Spec, loadSpec } from '../../../src/contract/spec';

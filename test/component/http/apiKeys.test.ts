@@ -3,7 +3,7 @@ import { createApp, createMetricsApp } from '../../../src/app';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { createKeyRegistry } from '../../../src/store/keys/registry';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { listKeys, revokeKey, rotateKey } from '../../../src/store/keys/admin';
 import { mintKey } from '../../../src/store/keys/format';
 import { proxyTo } from '../../support/proxy';

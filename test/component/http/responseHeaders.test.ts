@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Response, Test } from 'supertest';
 import { type Json, loadDocument } from '../../../scripts/spec-diff';
 import { projectRoot } from '../../../src/paths';
-import { type Sql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/database/db';
 import { type Pet, buildNewPet, insertPets, issueKey, startTestApp, type TestApp } from '../../support/harness';
 
 const ORIGIN = 'https://shop.example';

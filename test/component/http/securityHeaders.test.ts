@@ -1,6 +1,6 @@
 import { auth, buildNewPet, testAppForFile } from '../../support/harness';
 
-// What every answer carries, whoever answers it: the pipeline, a probe, or the routes outside the contract.
+// What every answer carries, whoever answers it: the request core, a probe, or the routes outside the contract.
 const t = testAppForFile();
 
 describe('security headers for a JSON API', () => {

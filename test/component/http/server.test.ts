@@ -15,8 +15,8 @@ beforeAll(async () => {
   // Before express's own listener: what Node made, before express touched it.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     born.push({
-      request: Object.getPrototypeOf(req) === t.app.request,
-      response: Object.getPrototypeOf(res) === t.app.response,
+      request: Object.getPrototypeOf(req) === t.app.prototypes.request,
+      response: Object.getPrototypeOf(res) === t.app.prototypes.response,
       instances: req instanceof IncomingMessage && res instanceof ServerResponse,
     });
   });

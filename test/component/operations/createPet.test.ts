@@ -1,5 +1,5 @@
 import { BODY_LIMIT_BYTES } from '../../../src/http/body';
-import { onlyRow, queriesInFlight } from '../../../src/store/db';
+import { onlyRow, queriesInFlight } from '../../../src/store/database/db';
 import { waitFor } from '../../support/load';
 import { type Field, type Pet, auth, badRequest, buildNewPet, listenOnLoopback, testAppForFile } from '../../support/harness';
 

@@ -1,8 +1,8 @@
 import { createApp } from '../../../src/app';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { readMigrations } from '../../../src/store/migrate';
+import { readMigrations } from '../../../src/store/database/migrate';
 import { API_KEY, captureLogs, contractClient, testAppForFile, specOfFile, checkerOfFile } from '../../support/harness';
 
 const t = testAppForFile();

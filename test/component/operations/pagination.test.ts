@@ -4,7 +4,7 @@ import { petStatusValues } from '../../../generated/openapi';
 import { createApp } from '../../../src/app';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
-import { createCursorCodec } from '../../../src/store/cursors';
+import { createCursorCodec } from '../../../src/store/pets/cursors';
 import {
   API_KEY,
   type Field,

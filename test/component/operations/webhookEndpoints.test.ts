@@ -1,5 +1,5 @@
 import { auth, issueKey, testAppForFile } from '../../support/harness';
-import { MAX_ENDPOINTS_PER_CLIENT } from '../../../src/store/webhooks';
+import { MAX_ENDPOINTS_PER_CLIENT } from '../../../src/store/webhooks/endpoints';
 
 /** The app as production runs it, WEBHOOK_ALLOW_PRIVATE_TARGETS unset: only public https targets. */
 const t = testAppForFile({ webhooks: { allowPrivateTargets: false } });

@@ -1,6 +1,6 @@
 import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
-import { type Sql, connect } from '../../../src/store/db';
-import { migrate } from '../../../src/store/migrate';
+import { type Sql, connect } from '../../../src/store/database/db';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
 // How a create whose COMMIT's answer was lost finds out whether it committed (src/store/write/commit.ts):

@@ -1,7 +1,7 @@
 import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { createApp } from '../../../src/app';
-import { connect } from '../../../src/store/db';
-import { QUERY_DEADLINE_MS } from '../../../src/store/deadline';
+import { connect } from '../../../src/store/database/db';
+import { QUERY_DEADLINE_MS } from '../../../src/store/database/deadline';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { API_KEY, auth, buildNewPet, captureLogs, contractClient, testAppForFile, specOfFile, checkerOfFile } from '../../support/harness';

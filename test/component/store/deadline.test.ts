@@ -1,4 +1,4 @@
-import { type Sql, connect, withDeadline } from '../../../src/store/db';
+import { type Sql, connect, withDeadline } from '../../../src/store/database/db';
 import { DatabaseUnavailableError, DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Proxy, proxyTo } from '../../support/proxy';
@@ -52,7 +52,7 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
   test('when a new connection is cut at its first statement and the server then refuses connections, then the query fails as unavailable and nothing is left unhandled', async () => {
     // postgres.js reads the server's array types on a new connection unless told not to; that
     // read's failure, on a connection cut as the replica stopped, was an unhandled rejection
-    // and ended the process (src/store/db.ts: fetch_types).
+    // and ended the process (src/store/database/db.ts: fetch_types).
     const unhandled = await unhandledAfter(async (proxy, sql) => {
       proxy.cutAtFirstStatement();
       await expect(withDeadline(sql`SELECT 1 AS one`, Date.now() + 3_000)).rejects.toBeInstanceOf(DatabaseUnavailableError);

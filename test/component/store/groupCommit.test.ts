@@ -1,4 +1,4 @@
-import { type Sql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/database/db';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { createGroupCommitter } from '../../../src/store/write/groupCommit';
 import type { WriteControl, WriteSql } from '../../../src/store/write/transaction';

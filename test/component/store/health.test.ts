@@ -1,7 +1,7 @@
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { NotReadyError } from '../../../src/store/errors';
-import { createHealthCheck } from '../../../src/store/health';
-import { migrate } from '../../../src/store/migrate';
+import { createHealthCheck } from '../../../src/store/database/health';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
 // Readiness when DATABASE_URL asks for the primary: a server that answers reads but refuses

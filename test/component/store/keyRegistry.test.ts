@@ -1,7 +1,7 @@
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { createKey, revokeKey } from '../../../src/store/keys/admin';
 import { createKeyRegistry } from '../../../src/store/keys/registry';
-import { migrate } from '../../../src/store/migrate';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { captureLogs } from '../../support/harness';
 

@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bootstrapClientId } from '../../../src/http/auth';
-import { type Sql, connect } from '../../../src/store/db';
-import { migrate, readMigrations } from '../../../src/store/migrate';
+import { type Sql, connect } from '../../../src/store/database/db';
+import { migrate, readMigrations } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
 let db: TestDatabase;
@@ -55,7 +55,7 @@ describe('migrations', () => {
       INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
       VALUES (${digest}, 'k-1', 'f', 201, '{}', now() + interval '1 hour')`;
     await sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES (${digest}, 60, 7)`;
-    expect(await migrate(sql)).toEqual([5, 6, 7, 8]);
+    expect(await migrate(sql)).toEqual([5, 6, 7, 8, 9]);
     const client = bootstrapClientId('an-api-keys-key-0123456789');
     expect(await sql`SELECT client_id, key FROM idempotency_keys`).toEqual([{ client_id: client, key: 'k-1' }]);
     expect(await sql`SELECT client_id, count FROM rate_limit_counts`).toEqual([{ client_id: client, count: 7 }]);

@@ -1,5 +1,5 @@
 import { connect as tcpConnect } from 'node:net';
-import { type Sql, connect, withDeadline } from '../../../src/store/db';
+import { type Sql, connect, withDeadline } from '../../../src/store/database/db';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 

@@ -1,4 +1,4 @@
-import { onlyRow } from '../../../src/store/db';
+import { onlyRow } from '../../../src/store/database/db';
 import { type TestApp, startTestApp } from '../../support/harness';
 
 // listPets by status must stay flat as the table grows: an index serves both the filter and
@@ -35,7 +35,7 @@ const planNodes = (rows: readonly Record<string, unknown>[]): PlanNode[] => {
 };
 
 const planOf = async (status: string, afterId = 0) => {
-  // The statement src/store/pets.ts sends for GET /v1/pets?status=…&limit=100 (a cursor's id, or 0 for the first page)
+  // The statement src/store/pets/store.ts sends for GET /v1/pets?status=…&limit=100 (a cursor's id, or 0 for the first page)
   return planNodes(
     await t.sql.unsafe(
       `EXPLAIN (FORMAT JSON) SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,

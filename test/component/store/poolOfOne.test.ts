@@ -1,4 +1,4 @@
-import { withDeadline } from '../../../src/store/db';
+import { withDeadline } from '../../../src/store/database/db';
 import { API_KEY, type TestApp, auth, startTestApp } from '../../support/harness';
 
 /*

@@ -1,4 +1,4 @@
-import { type Sql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/database/db';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 
 // postgres.js prepares each statement once per connection and binds it by name after that. When the

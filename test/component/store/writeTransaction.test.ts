@@ -1,4 +1,4 @@
-import { type Sql, connect, transaction } from '../../../src/store/db';
+import { type Sql, connect, transaction } from '../../../src/store/database/db';
 import { writeTransaction } from '../../../src/store/write/transaction';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../../../src/client/webhooks';
-import { listAllEndpoints, replayEvent } from '../../../src/store/webhookAdmin';
+import { listAllEndpoints, replayEvent } from '../../../src/store/webhooks/admin';
 import { auth, buildNewPet, issueKey, testAppForFile, until } from '../../support/harness';
 import { type Answer, type Received, startReceiver } from '../../support/receiver';
 

@@ -102,7 +102,7 @@ describeWithDocker('the image (Dockerfile) built and run', () => {
       await inside('find /app/spec /app/src -type f | sort'),
       await inside('cd /app/node_modules && ls -d [!@]* @*/*'),
     ];
-    const migrations = readdirSync(migrationsDir).map((f) => `/app/src/store/migrations/${f}`);
+    const migrations = readdirSync(migrationsDir).map((f) => `/app/src/store/database/migrations/${f}`);
     expect(files.split('\n')).toEqual(['/app/spec/openapi.yaml', ...migrations].sort());
     // Every package in node_modules is a production dependency of the lock file's SBOM.
     const shipped = new Set(productionSbom().components.map((c) => c.name));

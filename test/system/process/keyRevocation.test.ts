@@ -1,6 +1,6 @@
-import { type Sql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/database/db';
 import { createKey, revokeKey } from '../../../src/store/keys/admin';
-import { migrate } from '../../../src/store/migrate';
+import { migrate } from '../../../src/store/database/migrate';
 import { call, waitFor } from '../../support/load';
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';

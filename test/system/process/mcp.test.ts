@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpTools } from '../../../generated/mcp-tools';
 import { ContractChecker } from '../../../src/contract/contractChecker';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { createKey } from '../../../src/store/keys/admin';
-import { migrate } from '../../../src/store/migrate';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Running, reapAll, startServer, stop } from '../../support/processes';
 import { checkedCall, connectMcp, errorBodyOf, textOf } from '../../support/mcp';

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../../../src/store/errors';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 

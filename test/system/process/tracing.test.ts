@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { connect } from '../../../src/store/db';
+import { connect } from '../../../src/store/database/db';
 import { createKey } from '../../../src/store/keys/admin';
-import { migrate } from '../../../src/store/migrate';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase, serverDatabaseEnv } from '../../support/databases';
 import { type ExportedSpan, type OtlpReceiver, startOtlpReceiver } from '../../support/otlp';
 import { type Proxy, proxyTo } from '../../support/proxy';

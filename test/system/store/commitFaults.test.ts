@@ -1,11 +1,10 @@
-import type { Express } from 'express';
 import { createApp } from '../../../src/app';
 import { type Spec } from '../../../src/contract/spec';
 import { withStores } from '../../../src/handlers';
 import { createStores } from '../../../src/store';
 import { COMMIT_GRACE_MS } from '../../../src/store/write/commit';
-import { type Sql, connect } from '../../../src/store/db';
-import { migrate } from '../../../src/store/migrate';
+import { type Sql, connect } from '../../../src/store/database/db';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { API_KEY, captureLogs, listenOnLoopback, specOfFile, until } from '../../support/harness';
 import { proxyTo } from '../../support/proxy';
@@ -38,7 +37,7 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
   async function appThroughProxy(poolMode: 'session' | 'transaction' = 'session') {
     const proxy = await proxyTo(db.url);
     const sql = connect(proxy.url, { max: 4, poolMode });
-    const app: Express = await createApp({
+    const app = await createApp({
       spec,
       handlers: withStores(createStores(sql, { idempotencyTtlSeconds: 86_400 })),
       bootstrapKeys: [API_KEY],

@@ -1,4 +1,4 @@
-import { type Sql, connect, transaction, withDeadline } from '../../../src/store/db';
+import { type Sql, connect, transaction, withDeadline } from '../../../src/store/database/db';
 import { DeadlineExceededError } from '../../../src/store/errors';
 import { type PgBouncer, pgbouncerUnavailable, startPgBouncer } from '../../support/pgbouncer';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Sql, connect } from '../../../src/store/db';
+import { type Sql, connect } from '../../../src/store/database/db';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { call } from '../../support/load';
 import { npmRun, reapAll, startServer, stop } from '../../support/processes';

@@ -1,4 +1,4 @@
-import { type Sql, connect, onlyRow } from '../../../src/store/db';
+import { type Sql, connect, onlyRow } from '../../../src/store/database/db';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { npmRun as runNpm } from '../../support/processes';
 

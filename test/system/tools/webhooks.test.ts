@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type Sql, connect } from '../../../src/store/db';
-import { migrate } from '../../../src/store/migrate';
+import { type Sql, connect } from '../../../src/store/database/db';
+import { migrate } from '../../../src/store/database/migrate';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { npmRun } from '../../support/processes';
 

@@ -1,4 +1,4 @@
-import { splitTarget } from '../../../src/http/pipeline';
+import { splitTarget } from '../../../src/http/core';
 
 // RFC 9112 §3.2: a request-target in origin form, or in the absolute form a server must accept,
 // split as the request core reads it (express read req.path and req.query the same way).

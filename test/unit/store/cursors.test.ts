@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { parse } from 'yaml';
 import { petStatusValues } from '../../../generated/openapi';
 import { projectRoot } from '../../../src/paths';
-import { MAX_FILTER_BYTES, createCursorCodec } from '../../../src/store/cursors';
+import { MAX_FILTER_BYTES, createCursorCodec } from '../../../src/store/pets/cursors';
 
 // The page cursor's format, alone: what the service issues always fits the spec's bounds, reads
 // back as the position it names, and nothing else reads as a position.
@@ -19,7 +19,7 @@ const position = fc.record({
   status: fc.constantFrom(undefined, ...petStatusValues, 'x'.repeat(MAX_FILTER_BYTES)),
 });
 
-describe('page cursors (src/store/cursors.ts)', () => {
+describe('page cursors (src/store/pets/cursors.ts)', () => {
   test("when any position is encoded, then the cursor meets the spec's pattern and maxLength and decodes to that position", () => {
     if (!cursorSchema) throw new Error('the spec has no cursor parameter on GET /pets');
     fc.assert(

@@ -1,8 +1,8 @@
-import { MAX_SAMPLES, recordPosition } from '../../../src/store/replica';
+import { MAX_SAMPLES, recordPosition } from '../../../src/store/database/replica';
 
 /*
  * The replica's lag is the age of the oldest recorded position of the primary it has not replayed
- * (src/store/replica.ts). The positions recorded are bounded: past MAX_SAMPLES, neighbours merge,
+ * (src/store/database/replica.ts). The positions recorded are bounded: past MAX_SAMPLES, neighbours merge,
  * and the lag read from what is left is never less than it was.
  */
 type Sample = { at: number; position: bigint };

@@ -1,4 +1,4 @@
-import { isPublicAddress, refusedUrl } from '../../../src/webhooks/target';
+import { isPublicAddress, refusedUrl } from '../../../src/store/webhooks/targets';
 import { GIVE_UP_AFTER_MS, RETRY_DELAYS_MS, nextStep } from '../../../src/webhooks/worker';
 
 describe('isPublicAddress', () => {

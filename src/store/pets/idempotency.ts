@@ -1,7 +1,7 @@
-import type { WriteSql } from './write/transaction';
-import type { WriteTransaction } from './write/commit';
-import { type Sql, onlyRow, withDeadline } from './db';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './errors';
+import type { WriteSql } from '../write/transaction';
+import type { WriteTransaction } from '../write/commit';
+import { type Sql, onlyRow, withDeadline } from '../database/db';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors';
 
 /** A write made safe to retry: the same client, key and body get the first response again. */
 export interface IdempotentRequest {

@@ -1,6 +1,6 @@
-import type { Logger } from '../ops/logger';
+import type { Logger } from '../../ops/logger';
 import { type Sql, onlyRow } from './db';
-import { NotReadyError, isDatabaseUnavailable } from './errors';
+import { NotReadyError, isDatabaseUnavailable } from '../errors';
 import { migrate } from './migrate';
 
 /** A database this service must not run on: the process stops with this, it is not retried. */

@@ -1,13 +1,12 @@
-import type { WriteSql } from './write/transaction';
-import type { components } from '../../generated/openapi';
-import { type WriteTransaction, commitWithin, writeColumns } from './write/commit';
-import { type Sql, onlyRow, withDeadline } from './db';
+import type { WriteSql } from '../write/transaction';
+import type { components } from '../../../generated/openapi';
+import { type WriteTransaction, commitWithin, writeColumns } from '../write/commit';
+import { type Sql, onlyRow, withDeadline } from '../database/db';
 import { type CursorCodec, createCursorCodec } from './cursors';
-import type { Deadline } from './deadline';
-import { InvalidCursorError } from './errors';
-import { type GroupCommitOptions, createGroupCommitter } from './write/groupCommit';
+import type { Deadline } from '../database/deadline';
+import { InvalidCursorError } from '../errors';
+import { type GroupCommitOptions, createGroupCommitter } from '../write/groupCommit';
 import { type IdempotentRequest, once } from './idempotency';
-import { randomId } from './randomIds';
 
 type Pet = components['schemas']['Pet'];
 /** A new pet as the handler passes it on: the request validator has filled in the spec's defaults (`status`). */
@@ -96,8 +95,8 @@ async function insertPet(
         SELECT id FROM webhook_endpoints
         WHERE 'pet.created' = ANY (events) AND disabled_at IS NULL AND deleted_at IS NULL
       ), event AS (
-        INSERT INTO webhook_events (id, type, data, created_at, trace_context)
-        SELECT ${`evt_${randomId(24)}`}, 'pet.created',
+        INSERT INTO webhook_events (type, data, created_at, trace_context)
+        SELECT 'pet.created',
                jsonb_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status), created_at, ${traceContext ?? null}
         FROM pet
         WHERE EXISTS (SELECT 1 FROM subscribed)

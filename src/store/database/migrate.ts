@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Sql, transaction } from './db';
-import { migrationsDir } from '../paths';
+import { migrationsDir } from '../../paths';
 
 export interface Migration {
   version: number;

@@ -1,5 +1,5 @@
-import type { Sql } from './db';
-import { withDeadline } from './db';
+import type { Sql } from '../database/db';
+import { withDeadline } from '../database/db';
 
 /** What one attempt met (webhook_attempts.outcome). */
 export type Outcome = 'delivered' | 'http_status' | 'timeout' | 'connection_failed' | 'refused_target';

@@ -1,7 +1,7 @@
 import postgres from 'postgres';
-import type { StatementHook } from '../ops/tracing';
+import type { StatementHook } from '../../ops/tracing';
 import { type Deadline, QUERY_DEADLINE_MS, requestDeadline } from './deadline';
-import { DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from './errors';
+import { DatabaseUnavailableError, DeadlineExceededError, isDatabaseUnavailable } from '../errors';
 
 export type Sql = postgres.Sql;
 

@@ -1,10 +1,12 @@
-import type { WriteSql } from './write/transaction';
-import type { components } from '../../generated/openapi';
-import { type WriteTransaction, commitWithin, writeColumns } from './write/commit';
-import { type Sql, withDeadline } from './db';
-import type { Deadline } from './deadline';
-import { randomBase62 } from './keys/format';
+import type { WriteSql } from '../write/transaction';
+import type { components } from '../../../generated/openapi';
+import { type WriteTransaction, commitWithin, writeColumns } from '../write/commit';
+import { type Sql, withDeadline } from '../database/db';
+import type { Deadline } from '../database/deadline';
+import { randomBase62 } from '../keys/format';
 import { randomBytes } from 'node:crypto';
+import { RefusedTargetError, TooManyEndpointsError } from '../errors';
+import { refusedUrl } from './targets';
 
 type Endpoint = components['schemas']['WebhookEndpoint'];
 type NewEndpoint = components['schemas']['NewWebhookEndpoint'];
@@ -22,25 +24,15 @@ export const SECRET_GRACE_HOURS = 24;
 /** Attempts GET shows, newest first. */
 export const RECENT_ATTEMPTS = 10;
 
-/** A client already has MAX_ENDPOINTS_PER_CLIENT endpoints. */
-export class TooManyEndpointsError extends Error {
-  constructor() {
-    super(`A client has at most ${MAX_ENDPOINTS_PER_CLIENT} webhook endpoints; delete one first`);
-    this.name = 'TooManyEndpointsError';
-  }
-}
-
 /** The endpoints of one client, as the API serves them: another client's never seen, never changed. */
 export interface WebhookEndpointStore {
   list(clientId: string, deadline?: Deadline): Promise<Endpoint[]>;
-  /** Throws TooManyEndpointsError. */
+  /** Throws RefusedTargetError (a URL events are never sent to) before anything else, and TooManyEndpointsError. */
   create(clientId: string, endpoint: NewEndpoint, deadline?: Deadline): Promise<Endpoint & { secret: string }>;
   get(clientId: string, id: string, deadline?: Deadline): Promise<EndpointDetail | undefined>;
   /** False when the client has no such endpoint. */
   remove(clientId: string, id: string, deadline?: Deadline): Promise<boolean>;
   rotateSecret(clientId: string, id: string, deadline?: Deadline): Promise<Rotated | undefined>;
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: endpoints may be `http` and name private addresses (development, tests). */
-  readonly allowPrivateTargets: boolean;
 }
 
 const iso = (q: Sql, column: string) => q`to_char(${q(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -79,7 +71,7 @@ async function insertEndpoint(tx: WriteSql, clientId: string, { url, events, des
     WHERE (SELECT count(*) FROM webhook_endpoints WHERE client_id = ${clientId} AND deleted_at IS NULL) < ${MAX_ENDPOINTS_PER_CLIENT}
     RETURNING ${endpointColumns(tx)}, ${writeColumns(tx)}, created_at::text AS "createdAtText"`;
   const [row] = rows;
-  if (!row) throw new TooManyEndpointsError();
+  if (!row) throw new TooManyEndpointsError(MAX_ENDPOINTS_PER_CLIENT);
   const { xid, pid, createdAtText, ...endpoint } = row;
   return { result: { ...endpointOf(endpoint), secret: secretText(secret) }, wrote: wroteRow(xid, pid, endpoint.id, createdAtText) };
 }
@@ -96,8 +88,6 @@ export function createWebhookEndpointStore(
   { allowPrivateTargets, assertReady = () => {}, resolveMs }: WebhookEndpointStoreOptions,
 ): WebhookEndpointStore {
   return {
-    allowPrivateTargets,
-
     async list(clientId, deadline) {
       assertReady();
       const rows = await withDeadline(
@@ -111,6 +101,8 @@ export function createWebhookEndpointStore(
     },
 
     async create(clientId, endpoint, deadline) {
+      const refused = refusedUrl(endpoint.url, allowPrivateTargets);
+      if (refused !== undefined) throw new RefusedTargetError(refused);
       assertReady();
       return commitWithin(sql, deadline, (tx) => insertEndpoint(tx, clientId, endpoint), { resolveMs });
     },

@@ -1,4 +1,4 @@
-import type { Sql } from './db';
+import type { Sql } from '../database/db';
 
 /** An endpoint as the operator sees it (every client's; never a secret). */
 export interface EndpointListing {

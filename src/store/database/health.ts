@@ -1,6 +1,6 @@
 import { type Sql, onlyRow, withDeadline } from './db';
 import type { Deadline } from './deadline';
-import { NotReadyError, isDatabaseUnavailable } from './errors';
+import { NotReadyError, isDatabaseUnavailable } from '../errors';
 import { readMigrations } from './migrate';
 
 export interface HealthCheck {

@@ -1,4 +1,4 @@
-import type { StatementHook } from '../ops/tracing';
+import type { StatementHook } from '../../ops/tracing';
 import { type PoolMode, type Sql, connect } from './db';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded';
 

@@ -1,7 +1,7 @@
 /**
  * The request core: one request for the API (or a probe) answered as a value, whichever door it
- * came through (express's middleware, `http/expressDoor.ts`; an MCP tool call, `mcp/`). It takes
- * an `ApiRequest` and gives back the reply (`ApiReply`: status, every header, the body written)
+ * came through (the server's listener, `http/listener.ts`; an MCP tool call, `http/inProcessDoor.ts`). It takes
+ * an `ApiRequest` and gives back the reply (`WrittenReply`: status, every header, the body written)
  * with the facts its log line, metrics and span need (`AnswerFacts`). `RequestCore.answer` calls
  * each step in the order it happens:
  *
@@ -36,8 +36,8 @@ import { type ReplySerialisers, compileSerialisers } from '../contract/serialise
 import { type OperationFacts, type Spec, keyFirst, underApiRoot } from '../contract/spec';
 import { describeErrors, fieldErrorsOf, rawIntegerErrors } from '../contract/validation';
 import type { RequestFacts } from '../ops/requestLog';
-import type { Tracing } from '../ops/tracing';
-import { type Deadline, requestDeadline } from '../store/deadline';
+import { type Traced, type Tracing, tracedSteps } from '../ops/tracing';
+import { type Deadline, requestDeadline } from '../store/database/deadline';
 import type { RateDecision, RateLimiter } from '../store/rateLimits';
 import { type AuthenticatedKey, type Authenticator, holdsScopes, insufficientScope, unauthorizedError } from './auth';
 import { type BodySource, type DecodedBody, readJsonBody, requireBodyType } from './body';
@@ -45,7 +45,7 @@ import { CONDITIONAL_CACHE_CONTROL, entityTag, matchesTag } from './conditional'
 import { HttpError, keepCause, toHttpError } from './errors';
 import { type SpecRequest, type Route, compileRoutes } from './operationRoutes';
 import { rateLimitHeaders, rateLimited } from './rateLimit';
-import { type WireReply, replyOf } from './reply';
+import { type UnwrittenReply, replyOf } from './reply';
 
 /** A request as the core reads it: a value, whichever door it came through. */
 export interface ApiRequest {
@@ -65,7 +65,7 @@ export interface ApiRequest {
 }
 
 /** The answer, as the wire has it: its status, every header, and the body already written. */
-export interface ApiReply {
+export interface WrittenReply {
   status: number;
   headers: Record<string, string>;
   body?: string;
@@ -78,7 +78,7 @@ export interface AnswerFacts extends Omit<RequestFacts, 'mcpTool'> {
 }
 
 export interface Answer {
-  reply: ApiReply;
+  reply: WrittenReply;
   facts: AnswerFacts;
 }
 
@@ -135,7 +135,7 @@ export function splitTarget(target: string): { path: string; query: string } {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A reply with a JSON body already written. */
-function jsonReply(status: number, text: string, headers: Record<string, string>): ApiReply {
+function jsonReply(status: number, text: string, headers: Record<string, string>): WrittenReply {
   headers['Content-Type'] = JSON_TYPE;
   headers['Content-Length'] = String(Buffer.byteLength(text));
   return { status, headers, body: text };
@@ -150,6 +150,8 @@ export class RequestCore {
   private readonly serialisers: ReplySerialisers;
   /** The spec's paths outside the API root (the probes'): the only ones there that the core answers. */
   private readonly outsideRoot: Set<string>;
+  /** Reading the body and the handler, each a child span of the request's with tracing on. */
+  private readonly traced: Traced;
 
   constructor(private readonly deps: CoreDeps) {
     this.spec = deps.spec;
@@ -159,6 +161,7 @@ export class RequestCore {
     this.serialisers = compileSerialisers(deps.spec, deps.backend);
     const paths = [...deps.spec.operations.values()].flatMap((op) => op.fullPaths);
     this.outsideRoot = new Set(paths.filter((p) => !underApiRoot(deps.spec, p)));
+    this.traced = tracedSteps(deps.tracing);
   }
 
   /** Whether a path is the core's to answer: the API and the probes; anything else (/metrics, /docs, /openapi.*) is not. */
@@ -177,7 +180,7 @@ export class RequestCore {
     };
     const at: InFlight = { request, spec, headers: {}, facts: {} };
     let found: Match | undefined;
-    let reply: WireReply;
+    let reply: UnwrittenReply;
     try {
       found = this.match(spec);
       at.facts.operationId = found.route?.facts.operationId;
@@ -197,52 +200,8 @@ export class RequestCore {
     return { reply: written, facts: at.facts };
   }
 
-  /** A failure as its Error body, its cause kept for the log line. */
-  private failure(at: InFlight, err: unknown): WireReply {
-    const failure = toHttpError(err);
-    keepCause(at.facts, failure, err);
-    return replyOf(failure);
-  }
-
-  /** 9. The reply's body written by its operation's serialiser, its headers over those the steps set. */
-  private written(at: InFlight, route: Route | undefined, reply: WireReply): ApiReply {
-    const operationId = route?.facts.operationId;
-    let text: string;
-    try {
-      text = reply.body === undefined ? '' : this.serialisers.forReply(operationId, reply.status)(reply.body);
-    } catch (err) {
-      // A body its schema cannot write (a required property missing, a value not of its type): the generic 500, the cause logged.
-      const failed = this.failure(at, err);
-      return jsonReply(
-        failed.status,
-        this.serialisers.forReply(operationId, failed.status)(failed.body),
-        Object.assign(at.headers, failed.headers),
-      );
-    }
-    const headers = Object.assign(at.headers, reply.headers);
-    if (reply.body === undefined) return { status: reply.status, headers };
-    if (route?.facts.conditional && reply.status === 200) return this.conditional(at, reply.status, text, headers);
-    return jsonReply(reply.status, text, headers);
-  }
-
-  /**
-   * 9, for an operation whose spec documents 304: the 200's strong ETag from the bytes it sends,
-   * `Cache-Control: private, no-cache`, and 304 with no body when `If-None-Match` names the tag.
-   * The 304 is decided after the key, the scope and the read, as a 200 would be; its request is
-   * given back to the rate limit, and its `RateLimit` says so.
-   */
-  private conditional(at: InFlight, status: number, text: string, headers: Record<string, string>): ApiReply {
-    headers.ETag = entityTag(text, headers.Link);
-    headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
-    if (!matchesTag(at.request.headers['if-none-match'], headers.ETag)) return jsonReply(status, text, headers);
-    const { quota } = at.facts;
-    if (quota && this.deps.rateLimiter)
-      Object.assign(headers, rateLimitHeaders(this.deps.rateLimiter.refund(quota.clientId, quota.decision)));
-    return { status: 304, headers };
-  }
-
   /** Steps 2 to 8 for one matched request; what they find for the log line goes into its facts as they find it. */
-  private async steps(at: InFlight, found: Match): Promise<WireReply> {
+  private async steps(at: InFlight, found: Match): Promise<UnwrittenReply> {
     const { request, spec } = at;
     const deadline = requestDeadline(this.deps.deadlineMs);
     let key = request.caller;
@@ -262,10 +221,7 @@ export class RequestCore {
       await this.takeQuota(at, key, deadline);
       if (!holdsScopes(key, route.facts.scopes)) return replyOf(insufficientScope(route.facts.operationId, route.facts.scopes[0] ?? []));
     }
-    const { tracing } = this.deps;
-    const body = await (tracing && route.facts.requestBodyType
-      ? tracing.step('read body', () => this.readBody(at, route.facts))
-      : this.readBody(at, route.facts));
+    const body = route.facts.requestBodyType ? await this.traced('read body', () => this.readBody(at, route.facts)) : undefined;
     const coerced = this.validate(spec, found);
     // Returned, not thrown, as the 401 is: the commonest failure of a request that reached validation.
     if (coerced instanceof HttpError) return replyOf(coerced);
@@ -280,10 +236,8 @@ export class RequestCore {
       bodyFingerprint: () => (body && body.bytes.length > 0 ? hash('sha256', body.bytes, 'hex') : undefined),
       deadline,
     };
-    const handled = tracing
-      ? tracing.step(`handler ${route.facts.operationId}`, () => route.handler(input as unknown as Input<OperationId>))
-      : route.handler(input as unknown as Input<OperationId>);
-    return this.checked(at, found.operation, await handled);
+    const handled = await this.traced(`handler ${route.facts.operationId}`, () => route.handler(input as unknown as Input<OperationId>));
+    return this.checked(at, found.operation, handled);
   }
 
   /** 1. The one match of a request. */
@@ -304,21 +258,21 @@ export class RequestCore {
     return keyFirst(this.spec, request.path) && !(request.method === 'OPTIONS' && found.allowed());
   }
 
+  /** 2. Who called, for the log line and the metrics; and when the key expires, on every answer from here on. */
+  private identify({ headers, facts }: InFlight, key: AuthenticatedKey): void {
+    facts.keyId = key.keyId;
+    facts.client = key.client;
+    if (key.expiresHeader !== undefined) headers['API-Key-Expiration'] = key.expiresHeader;
+  }
+
   /** 3. No operation: 404, or the path's methods (405, and OPTIONS's answer, RFC 9110 §9.3.7). */
-  private unmatched({ request, spec, facts }: InFlight, found: Unmatched): WireReply {
+  private unmatched({ request, spec, facts }: InFlight, found: Unmatched): UnwrittenReply {
     const allowed = found.allowed();
     if (!allowed) throw new HttpError(404, 'not_found', `No route ${request.method} ${spec.path}`);
     facts.route = allowed.template;
     const allow = allowed.allow.join(', ');
     if (request.method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
     throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed here; allowed: ${allow}`, { Allow: allow });
-  }
-
-  /** 2. Who called, for the log line and the metrics; and when the key expires, on every answer from here on. */
-  private identify({ headers, facts }: InFlight, key: AuthenticatedKey): void {
-    facts.keyId = key.keyId;
-    facts.client = key.client;
-    if (key.expiresHeader !== undefined) headers['API-Key-Expiration'] = key.expiresHeader;
   }
 
   /** 4. The quota of the caller's client: its headers on every answer from here on, and 429 when it is spent. */
@@ -357,11 +311,55 @@ export class RequestCore {
   }
 
   /** 8. A reply the spec does not allow: reported, and under enforce the generic 500 (the violation is the logged cause). */
-  private checked({ request }: InFlight, operation: Operation, reply: WireReply): WireReply {
+  private checked({ request }: InFlight, operation: Operation, reply: UnwrittenReply): UnwrittenReply {
     const violation = this.checkReply?.(operation, reply.status, reply.body);
     if (!violation) return reply;
     this.deps.onReplyViolation?.(violation, request.requestId);
     if (this.deps.validateResponses === 'enforce') throw violation;
     return reply;
+  }
+
+  /** 9. The reply's body written by its operation's serialiser, its headers over those the steps set. */
+  private written(at: InFlight, route: Route | undefined, reply: UnwrittenReply): WrittenReply {
+    const operationId = route?.facts.operationId;
+    let text: string;
+    try {
+      text = reply.body === undefined ? '' : this.serialisers.forReply(operationId, reply.status)(reply.body);
+    } catch (err) {
+      // A body its schema cannot write (a required property missing, a value not of its type): the generic 500, the cause logged.
+      const failed = this.failure(at, err);
+      return jsonReply(
+        failed.status,
+        this.serialisers.forReply(operationId, failed.status)(failed.body),
+        Object.assign(at.headers, failed.headers),
+      );
+    }
+    const headers = Object.assign(at.headers, reply.headers);
+    if (reply.body === undefined) return { status: reply.status, headers };
+    if (route?.facts.conditional && reply.status === 200) return this.conditional(at, reply.status, text, headers);
+    return jsonReply(reply.status, text, headers);
+  }
+
+  /**
+   * 9, for an operation whose spec documents 304: the 200's strong ETag from the bytes it sends,
+   * `Cache-Control: private, no-cache`, and 304 with no body when `If-None-Match` names the tag.
+   * The 304 is decided after the key, the scope and the read, as a 200 would be; its request is
+   * given back to the rate limit, and its `RateLimit` says so.
+   */
+  private conditional(at: InFlight, status: number, text: string, headers: Record<string, string>): WrittenReply {
+    headers.ETag = entityTag(text, headers.Link);
+    headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
+    if (!matchesTag(at.request.headers['if-none-match'], headers.ETag)) return jsonReply(status, text, headers);
+    const { quota } = at.facts;
+    if (quota && this.deps.rateLimiter)
+      Object.assign(headers, rateLimitHeaders(this.deps.rateLimiter.refund(quota.clientId, quota.decision)));
+    return { status: 304, headers };
+  }
+
+  /** A failure as its Error body, its cause kept for the log line. */
+  private failure(at: InFlight, err: unknown): UnwrittenReply {
+    const failure = toHttpError(err);
+    keepCause(at.facts, failure, err);
+    return replyOf(failure);
   }
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type Sql, withDeadline } from './db';
 import { requestDeadline } from './deadline';
-import { isDatabaseUnavailable } from './errors';
+import { isDatabaseUnavailable } from '../errors';
 
 /** What /metrics shows of the replica. */
 export interface ReplicaStatus {
