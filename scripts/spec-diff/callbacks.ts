@@ -9,7 +9,7 @@
 import type { Ctx } from './context';
 import { removal } from './deprecation';
 import { isObject, type Json, ptr } from './load';
-import { type Operation, operationsOfItems } from './operations';
+import { type Operation, operationsOfItems } from './operationParts';
 import { compareWebhook } from './webhooks';
 
 /** The operations of one callback of an operation, keyed `METHOD callback:name:expression`. */

@@ -5,7 +5,7 @@
  * filter is applied to both documents, so what is left out is neither added nor removed.
  */
 import { isObject, type Json } from './load';
-import { operationKeysOf } from './operations';
+import { operationKeysOf } from './operationParts';
 
 export interface DocumentFilter {
   matchPath?: RegExp;

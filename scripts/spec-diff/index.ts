@@ -10,7 +10,8 @@
  */
 import type { Json } from './load';
 import { STABILITY_RANK, type StabilityLevel, checkExtensions } from './extensions';
-import { basePaths, compareOperation, operationsOf, stabilityOf } from './operations';
+import { compareOperation } from './operations';
+import { basePaths, operationsOf, stabilityOf } from './operationParts';
 import { type Level, ruleOf } from './rules';
 import type { Ctx } from './context';
 import type { Policy } from './policy';

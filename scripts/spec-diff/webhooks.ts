@@ -7,7 +7,7 @@
  * `webhook-reply-…`; a schema rule keeps the level of the direction it is graded in.
  */
 import { esc, type Json } from './load';
-import { compareContent, compareIdentity, headersByName, type Operation, schemaOf, serialisation } from './operations';
+import { compareContent, compareIdentity, headersByName, type Operation, schemaOf, serialisation } from './operationParts';
 import { type Direction, twinId, WEBHOOK_ROLE } from './rules';
 import { requirementsOf, requirementText } from './security';
 import type { Ctx } from './context';

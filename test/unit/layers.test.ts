@@ -59,33 +59,38 @@ describe('the layers of src/', () => {
   );
 });
 
-describe('the imports of src/', () => {
-  /** Every module a file of src/ imports, re-exports or requires, as files of src/ (`./x` is x.ts or x/index.ts). */
-  const importsOf = (file: string): string[] =>
-    [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'|\brequire\('(\.[^']+)'\)/gm)]
-      .map((m) => path.resolve(path.dirname(file), (m[1] ?? m[2]) as string))
-      .map((target) => [`${target}.ts`, path.join(target, 'index.ts')].find((f) => existsSync(f)))
-      .filter((target): target is string => target !== undefined && target.startsWith(`${src}${path.sep}`));
+for (const [name, root] of [
+  ['src/', src],
+  ['scripts/', path.join(projectRoot, 'scripts')],
+] as const)
+  describe(`the imports of ${name}`, () => {
+    const within = sourceFiles(root);
+    /** Every module a file imports, re-exports or requires, as files of the same tree (`./x` is x.ts or x/index.ts). */
+    const importsOf = (file: string): string[] =>
+      [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'|\brequire\('(\.[^']+)'\)/gm)]
+        .map((m) => path.resolve(path.dirname(file), (m[1] ?? m[2]) as string))
+        .map((target) => [`${target}.ts`, path.join(target, 'index.ts')].find((f) => existsSync(f)))
+        .filter((target): target is string => target !== undefined && target.startsWith(`${root}${path.sep}`));
 
-  test('when the imports of src/ are followed, then none leads back to the file it started from (no import circle)', () => {
-    const graph = new Map(files.map((file) => [file, importsOf(file)]));
-    expect([...graph.values()].flat().length).toBeGreaterThan(100);
-    const circles: string[] = [];
-    const done = new Set<string>();
-    const visit = (file: string, trail: string[]) => {
-      const at = trail.indexOf(file);
-      if (at !== -1) {
-        circles.push([...trail.slice(at), file].map((f) => path.relative(src, f)).join(' → '));
-        return;
-      }
-      if (done.has(file)) return;
-      for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
-      done.add(file);
-    };
-    for (const file of files) visit(file, []);
-    expect(circles).toEqual([]);
+    test(`when the imports of ${name} are followed, then none leads back to the file it started from (no import circle)`, () => {
+      const graph = new Map(within.map((file) => [file, importsOf(file)]));
+      expect([...graph.values()].flat().length).toBeGreaterThan(100);
+      const circles: string[] = [];
+      const done = new Set<string>();
+      const visit = (file: string, trail: string[]) => {
+        const at = trail.indexOf(file);
+        if (at !== -1) {
+          circles.push([...trail.slice(at), file].map((f) => path.relative(root, f)).join(' → '));
+          return;
+        }
+        if (done.has(file)) return;
+        for (const next of graph.get(file) ?? []) visit(next, [...trail, file]);
+        done.add(file);
+      };
+      for (const file of within) visit(file, []);
+      expect(circles).toEqual([]);
+    });
   });
-});
 
 /** Every function or method of `file` longer than `max` lines, as `file:line (n lines)`. */
 function longFunctions(file: string, max: number): string[] {
