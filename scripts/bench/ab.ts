@@ -14,7 +14,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../../src/store/database/db';
-import { migrate } from '../../src/store/database/migrate';
 import { seedSampleAnimals } from '../db/sampleAnimals';
 import { scratchServerUrl } from '../lib/database';
 import {
@@ -29,6 +28,21 @@ import {
 import { runTool } from '../lib/tool';
 import { type Measurement, SCENARIOS, f2, measure, median } from './measure';
 
+/** Resolves once `server` answers /readyz with 200 (migrated, keys read), or fails after a minute. */
+async function ready(server: ServerProcess): Promise<void> {
+  const url = new URL('/readyz', server.baseUrl);
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > end) throw new Error(`${url.href} answered ${status} for a minute: not ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const at = argv.indexOf('--against');
   const against = at < 0 ? undefined : path.resolve(argv[at + 1] ?? '');
@@ -42,21 +56,32 @@ async function main(argv: string[]): Promise<number> {
   const o = { rounds: num('rounds', 5), duration: num('duration', 5), connections: num('connections', 50), pets: num('pets', 100_000) };
   process.stdout.write('bench:ab: building this tree…\n');
   await runToEnd(['npm', 'run', '-s', 'build']);
-  const db = await scratchDatabase(adminUrl, 'animal_store_ab');
+  // Each side on a database of its own, seeded alike: the other's schema is what its own start-up
+  // migrates (a tree with a newer migration would leave it a database it refuses).
+  const dbs = [await scratchDatabase(adminUrl, 'animal_store_ab'), await scratchDatabase(adminUrl, 'animal_store_ab')];
   const key = randomBytes(24).toString('base64url');
   const servers: ServerProcess[] = [];
   const logs = mkdtempSync(path.join(tmpdir(), 'animal-store-ab-'));
   try {
-    const sql = connect(db.url, { max: 1 });
-    await migrate(sql);
-    await seedSampleAnimals(sql, o.pets);
-    await sql`ANALYZE pets`;
-    await sql.end();
-    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '7' };
+    const env = (url: string) => ({
+      DATABASE_URL: url,
+      API_KEYS: key,
+      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+      LOG_LEVEL: 'info',
+      DATABASE_POOL_SIZE: '7',
+    });
+    const [mine, theirs] = dbs as [(typeof dbs)[0], (typeof dbs)[0]];
     // Each logs its line per request to a file, as in the bench, not through this process.
-    servers.push(await startProduct(env, { logFile: path.join(logs, 'this.log') }));
+    servers.push(await startProduct(env(mine.url), { logFile: path.join(logs, 'this.log') }));
     const other = [process.execPath, path.join(against, 'dist', 'src', 'main.js')];
-    servers.push(await startServerProcess(other, { PORT: '0', ...env }, { logFile: path.join(logs, 'other.log') }));
+    servers.push(await startServerProcess(other, { PORT: '0', ...env(theirs.url) }, { logFile: path.join(logs, 'other.log') }));
+    for (const server of servers) await ready(server);
+    for (const db of dbs) {
+      const sql = connect(db.url, { max: 1 });
+      await seedSampleAnimals(sql, o.pets);
+      await sql`ANALYZE pets`;
+      await sql.end();
+    }
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(`# A/B: this tree against ${against}, ${new Date().toISOString()}`);
     out(
@@ -81,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
-    await db.drop();
+    await Promise.all(dbs.map((db) => db.drop()));
     rmSync(logs, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,9 @@
 /**
  * npm run bench:keys [-- --runs N] [--requests N] [--keys N]: what a managed key costs a request
- * beside an API_KEYS key, on the one step where they differ: the pipeline's authentication
+ * beside an API_KEYS key, on the one step where they differ: the request core's authentication
  * (`createAuthenticator`), in one process, without the noise of a whole request. A database of its own
  * on DATABASE_URL holds --keys (1,000) managed keys, read by the registry production uses; the
- * authenticator is the pipeline's, given one API_KEYS key (as the bench's product has) or ten.
+ * authenticator is the request core's, given one API_KEYS key (as the bench's product has) or ten.
  * Prints µs per call, the minimum of --runs (7) runs of --requests (200,000) each.
  */
 import { scopes } from '../../generated/security';

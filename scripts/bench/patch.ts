@@ -1,6 +1,6 @@
 /**
  * npm run bench:patch [-- --runs N] [--requests N]: what patches/openapi-backend+*.patch is worth
- * on the pipeline's path. Each request is matched and validated as the request pipeline does it
+ * on the request core's path. Each request is matched and validated as the request core does it
  * (`matchOperation`, then `validateRequest`), by the patched library and by the package as
  * published (the `openapi-backend-published` alias), both built with the production options;
  * prints µs per request, the minimum of --runs (7) runs of --requests (20,000) each, in one process.

@@ -35,8 +35,7 @@ const PG_AUTOCTL = '/usr/bin/pg_autoctl';
 /**
  * pg_auto_failover (Debian's postgresql-15-auto-failover) on throwaway clusters of a test's own:
  * a monitor, a primary and a secondary with synchronous replication, each on a port of its own
- * (never the shared server on 5432), the monitor tuned to fail over in seconds
- * (../shared/guides/stack-notes.md). Everything runs as the postgres OS user.
+ * (never the shared server on 5432), the monitor tuned to fail over in seconds. Everything runs as the postgres OS user.
  */
 export interface FailoverNode {
   name: string;

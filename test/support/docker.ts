@@ -7,7 +7,7 @@ import { throwawayUnavailable } from './throwawayPostgres';
 /**
  * Docker for the image's tests: the engine (Debian's docker.io, dockerd), docker-compose 1.29,
  * and the base images the Dockerfile and the compose file name. No registry is reached: where
- * those images are missing, `../shared/tools/base-images/build.sh` makes them (.ci/run does).
+ * those images are missing, the script BASE_IMAGES_BUILD names makes them (.ci/run runs it).
  */
 export const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
 
@@ -58,7 +58,7 @@ export function dockerUnavailable(): string | undefined {
     return 'docker-compose is missing: apt-get install docker-compose';
   const missing = BASE_IMAGES.filter((image) => spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' }).status !== 0);
   if (missing.length)
-    return `base image(s) ${missing.join(', ')} missing and no registry is reachable: ../shared/tools/base-images/build.sh ${imageNodeVersion.split('.')[0]}`;
+    return `base image(s) ${missing.join(', ')} missing: pull them from a registry, or build them with the script BASE_IMAGES_BUILD names ($BASE_IMAGES_BUILD ${imageNodeVersion})`;
   return throwawayUnavailable();
 }
 

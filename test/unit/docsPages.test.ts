@@ -56,4 +56,28 @@ describe('the pages of docs/', () => {
       expect(Math.max(...runs)).toBeLessThanOrEqual(90);
     },
   );
+
+  test('when docs/ is measured, then it is at most 3,000 lines with its dated log, and performance.md at most 250: a reference, not a notebook', () => {
+    const lines = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    expect(pages.reduce((n, p) => n + lines(p.text), 0)).toBeLessThanOrEqual(3_000);
+    expect(lines(pages.find((p) => p.name === 'performance.md')?.text ?? '')).toBeLessThanOrEqual(250);
+  });
+
+  test('when a page names an internal issue, then it is found: no page of docs/ or the README says "issue N"', () => {
+    const readme = readFileSync(path.join(docs, '..', 'README.md'), 'utf8');
+    const named = [...pages, { name: 'README.md (top)', text: readme }].flatMap(({ name, text }) =>
+      [...text.matchAll(/\bissues? #?\d+\b/gi)].map((m) => `${name}: ${m[0]}`),
+    );
+    expect(named).toEqual([]);
+  });
+
+  test('when the README and docs show an npm run command, then it names a script package.json has', () => {
+    const scripts = Object.keys((JSON.parse(readFileSync(path.join(docs, '..', 'package.json'), 'utf8')) as { scripts: object }).scripts);
+    const readme = readFileSync(path.join(docs, '..', 'README.md'), 'utf8');
+    const shown = [...pages, { name: 'README.md (top)', text: readme }].flatMap(({ name, text }) =>
+      [...text.matchAll(/npm run (?:-s )?([a-z][\w:-]*)/g)].map((m) => ({ name, script: m[1] as string })),
+    );
+    expect(shown.length).toBeGreaterThan(50);
+    expect(shown.filter(({ script }) => !scripts.includes(script)).map(({ name, script }) => `${name}: npm run ${script}`)).toEqual([]);
+  });
 });

@@ -29,6 +29,15 @@ function entriesOf(dir: string, { files }: { files: RegExp }): string[] {
 }
 
 describe('the README', () => {
+  test('when its operation table is read, then it names every operationId of the spec, each once', () => {
+    const spec = parse(read('spec/openapi.yaml')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const ids = Object.values(spec.paths).flatMap((item) => Object.values(item).flatMap((op) => (op?.operationId ? [op.operationId] : [])));
+    const table = readme.slice(readme.indexOf('| Operation |'), readme.indexOf('\n\n', readme.indexOf('| Operation |')));
+    const named = [...table.matchAll(/^\| ([^|]+) \|/gm)].flatMap((m) => [...(m[1] as string).matchAll(/`(\w+)`/g)].map((n) => n[1]));
+    expect(ids.length).toBeGreaterThan(8);
+    expect(named.sort()).toEqual([...ids].sort());
+  });
+
   test('when its banner sample is read, then it is what a fresh npm start prints, its warning and every migration included', () => {
     const lines: string[] = [];
     const { logger } = createLogging({ level: 'info', destination: { write: (line: string) => lines.push(line) } });

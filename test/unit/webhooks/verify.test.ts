@@ -1,17 +1,29 @@
 import { Webhook } from 'standardwebhooks';
 import { WebhookVerificationError, verifyWebhook } from '../../../src/client/webhooks';
 import { signedHeaders } from '../../../src/webhooks/signing';
+import { compileEventSerialiser } from '../../../src/contract/serialisers';
+import { loadSpec } from '../../../src/contract/spec';
+import { eventOf } from '../../../src/webhooks/events';
 
-// The delivery docs/webhooks.md shows, as a receiver got it, and its endpoint's secret.
+// The delivery docs/webhooks.md shows, as the contract's serialiser writes it, and its endpoint's secret.
 const SECRET = 'whsec_RqoS7qLwG4hUxTPalQLNaeLEo+NzNkwedkqtVPapBGs=';
 const BODY =
-  '{"id":"evt_GwQbVShkOLnlmYbAYPo3PaJ6","type":"pet.created","createdAt":"2026-11-27T17:29:34.653Z","data":{"id":1,"name":"Rex","categoryId":1,"status":"available"}}';
+  '{"id":"evt_GwQbVShkOLnlmYbAYPo3PaJ6","type":"pet.created","createdAt":"2026-11-27T17:29:34.653Z","data":{"name":"Rex","categoryId":1,"status":"available","id":1}}';
 const HEADERS = {
   'webhook-id': 'evt_GwQbVShkOLnlmYbAYPo3PaJ6',
   'webhook-timestamp': '1795800574',
-  'webhook-signature': 'v1,esne0ydOGdyiHN6M+/UUX9igdVkUpDJ/ynbwKrtJWkk=',
+  'webhook-signature': 'v1,nCzXgPsAVIO8Zi56z/sCTn5amc0yc0u5XK0L7YshThg=',
 };
 const AT = 1795800574 * 1000;
+
+test('when the documented event is written by the serialiser compiled from PetCreatedEvent, then its body is the documented one, to the byte', async () => {
+  const writeEvent = compileEventSerialiser(await loadSpec());
+  const stored = { eventId: 'evt_GwQbVShkOLnlmYbAYPo3PaJ6', type: 'pet.created', createdAt: '2026-11-27T17:29:34.653Z' };
+  // The animal as the create's statement stores it, keys in another order and a field the contract does not name.
+  const data = { id: 1, status: 'available', categoryId: 1, name: 'Rex', internal: true };
+  expect(writeEvent(eventOf({ ...stored, data }))).toBe(BODY);
+  expect(() => writeEvent(eventOf({ ...stored, data: { id: 1 } }))).toThrow(/required/);
+});
 
 describe('verifyWebhook', () => {
   test('when the documented delivery is verified at its time, then it passes and gives the event', async () => {
