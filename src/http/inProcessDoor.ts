@@ -1,4 +1,5 @@
 import type { RequestRecorder } from '../ops/requestLog';
+import { withinSpan } from '../ops/tracing';
 import { type WrittenReply, type ApiRequest, type RequestCore, splitTarget } from './core';
 
 /** Answers a request made in this process (an MCP tool call's operation). */
@@ -13,7 +14,7 @@ export function inProcessDoor(core: RequestCore, record: RequestRecorder): InPro
   return async (request) => {
     const { method, headers, requestId } = request;
     const { span, finish } = record({ method, path: splitTarget(request.target).path, headers, requestId, inProcess: true });
-    const { reply, facts } = await (span ? span.run(() => core.answer(request)) : core.answer(request));
+    const { reply, facts } = await withinSpan(span, () => core.answer(request));
     finish(reply.status, facts, true);
     return reply;
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { type RequestRecorder, recordResponse } from '../ops/requestLog';
+import { withinSpan } from '../ops/tracing';
 import type { CorsHandler } from './cors';
 import { type RequestCore, splitTarget } from './core';
 import { streamedBody } from './body';
@@ -72,8 +73,7 @@ export function apiListener({ core, record, cors, rest }: ListenerDeps): Request
         if (!replyToFault(req, res, locals, err)) res.destroy();
       }
     };
-    if (span) span.run(steps);
-    else steps();
+    withinSpan(span, steps);
   };
 }
 

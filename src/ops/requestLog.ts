@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger, RequestLineWriter } from './logger';
 import type { Metrics } from './metrics';
-import type { RequestTrace, TracedRequest, Tracing } from './tracing';
+import { type RequestTrace, type TracedRequest, type Tracing, withinSpan } from './tracing';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -135,7 +135,6 @@ export function requestLog(record: RequestRecorder): RequestHandler {
   return (req, res, next) => {
     const { requestId, span } = recordResponse(record, req, res, res.locals);
     res.locals.requestId = requestId;
-    if (span) span.run(next);
-    else next();
+    withinSpan(span, next);
   };
 }

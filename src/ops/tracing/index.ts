@@ -2,7 +2,7 @@
  * OpenTelemetry traces. Off by default: then `startTracing` returns undefined, loads none of the
  * SDK and starts no exporter, and every caller skips its tracing with one check.
  */
-import type { Tracing, TracingConfig, TracingDeps } from './types';
+import type { RequestTrace, Tracing, TracingConfig, TracingDeps } from './types';
 
 export * from './types';
 
@@ -22,4 +22,9 @@ export type Traced = <T>(name: string, work: () => Promise<T>) => Promise<T>;
 /** Each step as a child span of the active one under `tracing`; with tracing off, the step itself and nothing else. */
 export function tracedSteps(tracing: Tracing | undefined): Traced {
   return tracing ? (name, work) => tracing.step(name, work) : (_name, work) => work();
+}
+
+/** `work` run inside a request's server span when it has one (tracing on), else just run. */
+export function withinSpan<T>(span: Pick<RequestTrace, 'run'> | undefined, work: () => T): T {
+  return span ? span.run(work) : work();
 }

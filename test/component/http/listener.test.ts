@@ -45,7 +45,7 @@ const cases: [string, string][] = [
   ['a method the path lacks', `DELETE /v1/pets HTTP/1.1\r\nHost: a\r\n${KEY}\r\n`],
   ['OPTIONS without an origin', 'OPTIONS /v1/pets HTTP/1.1\r\nHost: a\r\n\r\n'],
   ['a path under the root with no route', `GET /v1/nothing HTTP/1.1\r\nHost: a\r\n${KEY}\r\n`],
-  ['a probe', 'GET /livez HTTP/1.1\r\nHost: a\r\n\r\n'],
+  ['a probe', 'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n'],
   [
     'a preflight from a listed origin',
     `OPTIONS /v1/pets HTTP/1.1\r\nHost: a\r\nOrigin: ${ORIGIN}\r\nAccess-Control-Request-Method: POST\r\n\r\n`,
