@@ -5,8 +5,6 @@ import { corsMiddleware } from './http/cors';
 import { errorMiddleware } from './http/reply';
 import { type CoreDeps, RequestCore } from './http/core';
 import { type App, apiListener, served } from './http/listener';
-
-export type { App };
 import { inProcessDoor } from './http/inProcessDoor';
 import { contractRoutes, metricsRoute, notFound } from './http/docsAndMetrics';
 import type { Logging } from './ops/logger';
@@ -19,6 +17,8 @@ import type { KeyRegistry } from './store/keys/registry';
 import { createAuthenticator } from './http/auth';
 import { checkToolsMatchSpec, isTool } from './contract/mcpTools';
 import { mcpTools } from '../generated/mcp-tools';
+
+export type { App };
 
 /**
  * What the app is built from: everything the request core takes (`CoreDeps`, documented there)

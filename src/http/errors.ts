@@ -68,7 +68,12 @@ export function toHttpError(err: unknown): HttpError {
       detail: `query parameter 'cursor' ${err.message}: follow the previous page's Link rel="next" as given`,
     });
   if (err instanceof RefusedTargetError)
-    return invalidField('validation_failed', { in: 'body', pointer: '/url', rule: 'safeTarget', detail: err.message });
+    return invalidField('validation_failed', {
+      in: 'body',
+      pointer: '/url',
+      rule: 'safeTarget',
+      detail: `body property 'url' ${err.reason}`,
+    });
   if (err instanceof TooManyEndpointsError)
     return invalidField('validation_failed', { in: 'body', pointer: '', rule: 'maxEndpoints', detail: err.message });
   if (err instanceof DatabaseUnavailableError) return serviceUnavailable(err.message);

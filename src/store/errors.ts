@@ -126,7 +126,7 @@ export class TooManyEndpointsError extends Error {
 /** A webhook endpoint's URL that events are never sent to (`reason`: why, as a sentence's end). */
 export class RefusedTargetError extends Error {
   constructor(readonly reason: string) {
-    super(`body property 'url' ${reason}`);
+    super(`The webhook endpoint's URL ${reason}`);
     this.name = 'RefusedTargetError';
   }
 }
