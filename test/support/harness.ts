@@ -207,6 +207,14 @@ export async function startTestApp(
 export type NewPetBody = components['schemas']['NewPet'];
 export type Pet = components['schemas']['Pet'];
 
+/** The HTTP server production runs (`createHttpServer`, short timeouts for tests) serving `app` on a free loopback port. */
+export async function serveOnProductionServer(app: App): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createHttpServer(app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 /** Serves an app on a free loopback port, for clients that need a real socket (a browser, fetch, raw HTTP). */
 export async function listenOnLoopback(app: App): Promise<{ origin: string; port: number; close(): Promise<void> }> {
   const server = createServer(app).listen(0, '127.0.0.1');

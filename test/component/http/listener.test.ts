@@ -1,7 +1,4 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../../../src/http/server';
-import { API_KEY, type TestApp, insertPets, startTestApp, until } from '../../support/harness';
+import { API_KEY, serveOnProductionServer, type TestApp, insertPets, startTestApp, until } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // The server's one listener (src/http/listener.ts) gives every request, whether the request core
@@ -10,7 +7,7 @@ import { rawHttp } from '../../support/rawHttp';
 // express's routes learn reaches the line too (mcp.test.ts: the tools an /mcp request called).
 const ORIGIN = 'https://app.example';
 let t: TestApp;
-let server: Server;
+let served: Awaited<ReturnType<typeof serveOnProductionServer>>;
 let port = 0;
 
 beforeAll(async () => {
@@ -19,12 +16,11 @@ beforeAll(async () => {
     t.sql,
     [1, 2, 3].map((i) => ({ name: `Pet ${i}`, categoryId: i, status: 'available' as const })),
   );
-  server = createHttpServer(t.app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  served = await serveOnProductionServer(t.app);
+  port = served.port;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await t.close();
 });
 

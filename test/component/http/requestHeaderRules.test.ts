@@ -1,22 +1,18 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../../../src/http/server';
-import { API_KEY, type TestApp, badRequest, startTestApp } from '../../support/harness';
+import { API_KEY, serveOnProductionServer, type TestApp, badRequest, startTestApp } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // Header rules a client library would never break, sent as bytes through the server production
 // runs: a credential repeated anywhere in the header block, and Host missing, repeated or invalid.
 let t: TestApp;
-let server: Server;
-let port: number;
+let served: Awaited<ReturnType<typeof serveOnProductionServer>>;
+let port = 0;
 beforeAll(async () => {
   t = await startTestApp();
-  server = createHttpServer(t.app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  served = await serveOnProductionServer(t.app);
+  port = served.port;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await served.close();
   await t.close();
 });
 
