@@ -8,7 +8,7 @@ import { type App, createApp } from '../../src/app';
 import { createBackend } from '../../src/contract/backend';
 import { compileEventSerialiser } from '../../src/contract/serialisers';
 import { loadConfig } from '../../src/config';
-import { createHttpServer } from '../../src/http/server';
+import { type HttpServer, createHttpServer } from '../../src/http/server';
 import { ContractChecker } from '../../src/contract/contractChecker';
 import { type Spec, loadSpec } from '../../src/contract/spec';
 import { withStores } from '../../src/handlers';
@@ -207,12 +207,21 @@ export async function startTestApp(
 export type NewPetBody = components['schemas']['NewPet'];
 export type Pet = components['schemas']['Pet'];
 
-/** The HTTP server production runs (`createHttpServer`, short timeouts for tests) serving `app` on a free loopback port. */
-export async function serveOnProductionServer(app: App): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createHttpServer(app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+/**
+ * The HTTP server production runs (`createHttpServer`, short timeouts for tests) serving a file's
+ * app on a free loopback port from its `beforeAll` on (declare it after the app's), closed after
+ * the file. `port` is read once it listens.
+ */
+export function productionServerForFile(app: () => App): { readonly port: number } {
+  const at = { port: 0 };
+  let server: HttpServer | undefined;
+  beforeAll(async () => {
+    server = createHttpServer(app(), { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    at.port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+  return at;
 }
 
 /** Serves an app on a free loopback port, for clients that need a real socket (a browser, fetch, raw HTTP). */

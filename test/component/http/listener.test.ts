@@ -1,4 +1,4 @@
-import { API_KEY, serveOnProductionServer, type TestApp, insertPets, startTestApp, until } from '../../support/harness';
+import { API_KEY, insertPets, productionServerForFile, testAppForFile, until } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // The server's one listener (src/http/listener.ts) gives every request, whether the request core
@@ -6,23 +6,14 @@ import { rawHttp } from '../../support/rawHttp';
 // below goes to the server as bytes; its answer and its line must say the same request. What
 // express's routes learn reaches the line too (mcp.test.ts: the tools an /mcp request called).
 const ORIGIN = 'https://app.example';
-let t: TestApp;
-let served: Awaited<ReturnType<typeof serveOnProductionServer>>;
-let port = 0;
-
-beforeAll(async () => {
-  t = await startTestApp({ corsOrigins: [ORIGIN], rateLimit: 'off' });
-  await insertPets(
+const t = testAppForFile({ corsOrigins: [ORIGIN], rateLimit: 'off' });
+const server = productionServerForFile(() => t.app);
+beforeAll(() =>
+  insertPets(
     t.sql,
     [1, 2, 3].map((i) => ({ name: `Pet ${i}`, categoryId: i, status: 'available' as const })),
-  );
-  served = await serveOnProductionServer(t.app);
-  port = served.port;
-});
-afterAll(async () => {
-  await served.close();
-  await t.close();
-});
+  ),
+);
 
 const KEY = `Authorization: Bearer ${API_KEY}\r\n`;
 const JSON_BODY = 'Content-Type: application/json\r\n';
@@ -87,7 +78,7 @@ test.each(cases)(
     // A HEAD's answer and OPTIONS' 204 carry no body to count: they are read for a second.
     const waitMs = /^(HEAD|OPTIONS) /.test(request) ? 1_000 : 3_000;
     const before = t.logs().length;
-    const answer = await rawHttp(port, [request], { waitMs, answered: true });
+    const answer = await rawHttp(server.port, [request], { waitMs, answered: true });
     await until(() => t.logs().length > before, 2_000);
     const lines = t.logs().slice(before);
     expect(lines).toHaveLength(1);

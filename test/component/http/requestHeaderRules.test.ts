@@ -1,24 +1,14 @@
-import { API_KEY, serveOnProductionServer, type TestApp, badRequest, startTestApp } from '../../support/harness';
+import { API_KEY, badRequest, productionServerForFile, testAppForFile } from '../../support/harness';
 import { rawHttp } from '../../support/rawHttp';
 
 // Header rules a client library would never break, sent as bytes through the server production
 // runs: a credential repeated anywhere in the header block, and Host missing, repeated or invalid.
-let t: TestApp;
-let served: Awaited<ReturnType<typeof serveOnProductionServer>>;
-let port = 0;
-beforeAll(async () => {
-  t = await startTestApp();
-  served = await serveOnProductionServer(t.app);
-  port = served.port;
-});
-afterAll(async () => {
-  await served.close();
-  await t.close();
-});
+const t = testAppForFile();
+const server = productionServerForFile(() => t.app);
 
 const KEY = `Authorization: Bearer ${API_KEY}\r\n`;
 const get = (headers: string, version = '1.1') =>
-  rawHttp(port, [`GET /v1/pets?limit=1 HTTP/${version}\r\n${headers}\r\n`], { waitMs: 3_000, answered: true });
+  rawHttp(server.port, [`GET /v1/pets?limit=1 HTTP/${version}\r\n${headers}\r\n`], { waitMs: 3_000, answered: true });
 
 describe('a repeated Authorization is refused wherever it stands', () => {
   test.each([
