@@ -236,7 +236,7 @@ export class RequestCore {
       bodyFingerprint: () => (body && body.bytes.length > 0 ? hash('sha256', body.bytes, 'hex') : undefined),
       deadline,
     };
-    const handled = await this.traced(`handler ${route.facts.operationId}`, () => route.handler(input as unknown as Input<OperationId>));
+    const handled = await this.traced(route.handlerSpan, () => route.handler(input as unknown as Input<OperationId>));
     return this.checked(at, found.operation, handled);
   }
 

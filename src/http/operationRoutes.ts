@@ -22,6 +22,8 @@ export interface Route {
   headerParams: (headers: IncomingHttpHeaders) => Record<string, unknown>;
   /** It has path parameters declared `type: integer`, whose raw text must be plain decimal digits. */
   integerPathParams: boolean;
+  /** The name of its handler's span with tracing on (`handler <operationId>`), made once. */
+  handlerSpan: string;
 }
 
 /** Every operation of the spec with its handler, keyed by operationId. */
@@ -34,6 +36,7 @@ export function compileRoutes(spec: Spec, backend: OpenAPIBackend, handlers: Han
       facts,
       handler: handlers[facts.operationId as OperationId] as Route['handler'],
       needsKey: security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0),
+      handlerSpan: `handler ${facts.operationId}`,
       headerParams: (headers) => {
         const header: Record<string, unknown> = {};
         for (const [name, lower] of names) if (headers[lower] !== undefined) header[name] = headers[lower];

@@ -55,7 +55,12 @@ describe('migrations', () => {
       INSERT INTO idempotency_keys (owner, key, fingerprint, status, response, expires_at)
       VALUES (${digest}, 'k-1', 'f', 201, '{}', now() + interval '1 hour')`;
     await sql`INSERT INTO rate_limit_counts (owner, window_start, count) VALUES (${digest}, 60, 7)`;
-    expect(await migrate(sql)).toEqual([5, 6, 7, 8, 9]);
+    // Every migration from the keys' (5) on, as the folder holds them.
+    const after = readMigrations()
+      .map((m) => m.version)
+      .filter((v) => v >= 5);
+    expect(after.slice(0, 5)).toEqual([5, 6, 7, 8, 9]);
+    expect(await migrate(sql)).toEqual(after);
     const client = bootstrapClientId('an-api-keys-key-0123456789');
     expect(await sql`SELECT client_id, key FROM idempotency_keys`).toEqual([{ client_id: client, key: 'k-1' }]);
     expect(await sql`SELECT client_id, count FROM rate_limit_counts`).toEqual([{ client_id: client, count: 7 }]);
