@@ -109,27 +109,49 @@ function nextArguments(tool: McpTool, link: string | undefined): Record<string, 
   return next;
 }
 
+/**
+ * A tool's result: whether it is an error, the value the SDK's server returns, and its JSON text as
+ * the plain path writes it. A success's structured content is the operation's body as the core
+ * wrote it: the text is never parsed to be written again (`value` parses it, for the SDK alone).
+ */
+export interface ToolResult {
+  isError: boolean;
+  value(): CallToolResult;
+  json(): string;
+}
+
+/** A result made as a value (a refusal, a failure): its text is that value's JSON. */
+export const resultFrom = (result: CallToolResult): ToolResult => ({
+  isError: result.isError === true,
+  value: () => result,
+  json: () => JSON.stringify(result),
+});
+
 /** The reply's headers by lower-case name. */
-const byLowerCase = (headers: Record<string, string>): Record<string, string | undefined> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+function byLowerCase(headers: Record<string, string>): Record<string, string | undefined> {
+  const sent: Record<string, string> = {};
+  for (const name in headers) sent[name.toLowerCase()] = headers[name] as string;
+  return sent;
+}
 
 /** A success: the status, the documented headers the answer carried (named as the spec names them), the body, and `next` for a paged list. */
-function successResult(tool: McpTool, reply: WrittenReply, sent: Record<string, string | undefined>): CallToolResult {
+function successResult(tool: McpTool, reply: WrittenReply, sent: Record<string, string | undefined>): ToolResult {
   const headers: Record<string, string> = {};
   for (const name of Object.keys((tool.outputSchema.properties as { headers: { properties: object } }).headers.properties)) {
     const value = sent[name.toLowerCase()];
     if (value !== undefined) headers[name] = value;
   }
-  const structured: Record<string, unknown> = { status: reply.status, headers };
-  if (reply.body !== undefined) structured.body = JSON.parse(reply.body);
   const next = tool.call.pages ? nextArguments(tool, headers.Link) : undefined;
-  if (next) structured.next = next;
   // structuredContent as JSON text, its body as the operation wrote it rather than written again.
   const text = `{"status":${reply.status},"headers":${JSON.stringify(headers)}${reply.body === undefined ? '' : `,"body":${reply.body}`}${next ? `,"next":${JSON.stringify(next)}` : ''}}`;
   const content: CallToolResult['content'] = [{ type: 'text', text }];
   // A deprecated operation answers with Deprecation: the notice its description opens with comes first.
   if (sent.deprecation !== undefined) content.unshift({ type: 'text', text: tool.description.split('\n\n')[0] ?? '' });
-  return { content, structuredContent: structured };
+  return {
+    isError: false,
+    value: () => ({ content, structuredContent: JSON.parse(text) as Record<string, unknown> }),
+    json: () => `{"content":${JSON.stringify(content)},"structuredContent":${text}}`,
+  };
 }
 
 /** A failure an agent can act on: the Error body's code and message, each failing field, and how long to wait when told to. */
@@ -147,7 +169,7 @@ function errorResult(tool: McpTool, status: number, body: ErrorBody | undefined,
 }
 
 /** The tool's result for the operation's answer. */
-export function resultOf(tool: McpTool, reply: WrittenReply): CallToolResult {
+export function resultOf(tool: McpTool, reply: WrittenReply): ToolResult {
   const sent = byLowerCase(reply.headers);
   if (tool.call.successes.includes(reply.status)) return successResult(tool, reply, sent);
   let body: ErrorBody | undefined;
@@ -157,5 +179,5 @@ export function resultOf(tool: McpTool, reply: WrittenReply): CallToolResult {
   } catch {
     body = undefined;
   }
-  return errorResult(tool, reply.status, body, sent['retry-after']);
+  return resultFrom(errorResult(tool, reply.status, body, sent['retry-after']));
 }

@@ -28,7 +28,7 @@ import type { InProcessDoor } from '../http/inProcessDoor';
 import { sendError } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import type { Traced } from '../ops/tracing';
-import { plainToolCall, requestOf, resultOf } from './call';
+import { plainToolCall, requestOf, resultFrom, resultOf } from './call';
 
 export const MCP_PATH = '/mcp';
 
@@ -55,9 +55,8 @@ const recordTool = (res: Response, name: string) => {
   res.locals.mcpTool = res.locals.mcpTool === undefined ? name : `${res.locals.mcpTool},${name}`;
 };
 
-/** A JSON-RPC message as the answer, written as the SDK's transport writes one. */
-function sendJsonRpc(res: Response, status: number, message: object): void {
-  const text = JSON.stringify(message);
+/** A JSON-RPC message's text as the answer, written as the SDK's transport writes one. */
+function sendJsonRpc(res: Response, status: number, text: string): void {
   res.status(status).setHeader('Content-Type', 'application/json').setHeader('Content-Length', Buffer.byteLength(text)).end(text);
 }
 
@@ -83,7 +82,7 @@ async function callTool(deps: McpDeps, req: Request, res: Response, key: Authent
   recordTool(res, tool.name);
   const run = async () => {
     const made = requestOf(tool, args, { host: req.headers.host, requestId: callId(res, tool), caller: key });
-    return 'refused' in made ? made.refused : resultOf(tool, await deps.call(made.request));
+    return 'refused' in made ? resultFrom(made.refused) : resultOf(tool, await deps.call(made.request));
   };
   const result = await deps.traced(`mcp tool ${tool.name}`, run);
   deps.metrics.mcpToolCall(tool.name, result.isError ? 'error' : 'ok');
@@ -104,7 +103,7 @@ function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Reques
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = visible.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${JSON.stringify(request.params.name)}; tools/list names them`);
-    return callTool(deps, req, res, key, tool, request.params.arguments ?? {});
+    return callTool(deps, req, res, key, tool, request.params.arguments ?? {}).then((result) => result.value());
   });
   return server;
 }
@@ -120,7 +119,7 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       const origin = req.headers.origin;
       if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
         const message = `Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS`;
-        return sendJsonRpc(res, 403, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+        return sendJsonRpc(res, 403, JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
       }
       if (req.method === 'OPTIONS') return void res.status(204).setHeader('Allow', 'POST, OPTIONS').end();
       const notAllowed = `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`;
@@ -140,12 +139,10 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       if (forbidden) throw insufficientScope(forbidden.name, forbidden.scopes[0] ?? []);
       // The call agents make most, answered as the SDK's transport would answer it in JSON mode, without it.
       const plain = plainToolCall(req.headers, decoded.value, tools);
-      if (plain)
-        return sendJsonRpc(res, 200, {
-          jsonrpc: '2.0',
-          id: plain.id,
-          result: await callTool(deps, req, res, auth.key, plain.tool, plain.arguments),
-        });
+      if (plain) {
+        const result = await callTool(deps, req, res, auth.key, plain.tool, plain.arguments);
+        return sendJsonRpc(res, 200, `{"jsonrpc":"2.0","id":${JSON.stringify(plain.id)},"result":${result.json()}}`);
+      }
       const server = serverFor(deps, validator, req, res, auth.key);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());

@@ -80,7 +80,7 @@ describe('an answer into a result', () => {
       headers: { Link: '</v1/pets?limit=2&status=sold&categoryId=-4&cursor=AbC_-1>; rel="next"', ETag: '"t"', 'X-Other': 'no' },
       body: '[]',
     });
-    expect(result.structuredContent).toEqual({
+    expect(result.value().structuredContent).toEqual({
       status: 200,
       headers: { Link: '</v1/pets?limit=2&status=sold&categoryId=-4&cursor=AbC_-1>; rel="next"', ETag: '"t"' },
       body: [],
@@ -89,7 +89,7 @@ describe('an answer into a result', () => {
   });
 
   test('when a 304 comes back, then the result has no body', () => {
-    expect(resultOf(tool('getPet'), { status: 304, headers: { ETag: '"t"' } }).structuredContent).toEqual({
+    expect(resultOf(tool('getPet'), { status: 304, headers: { ETag: '"t"' } }).value().structuredContent).toEqual({
       status: 304,
       headers: { ETag: '"t"' },
     });
@@ -97,7 +97,30 @@ describe('an answer into a result', () => {
 
   test('when a failure without an Error body comes back, then the tool error says so', () => {
     const result = resultOf(tool('listPets'), { status: 502, headers: {}, body: '<html>' });
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'listPets failed: 502 with no Error body' }] });
+    expect(result.isError).toBe(true);
+    expect(result.value()).toEqual({ isError: true, content: [{ type: 'text', text: 'listPets failed: 502 with no Error body' }] });
+  });
+  test.each([
+    [
+      'a page with a next link',
+      'listPets',
+      { status: 200, headers: { Link: '</v1/pets?limit=1&cursor=AbC>; rel="next"' }, body: '[{"name":"Rex \\"\\u2028","id":1}]' },
+    ],
+    [
+      "a deprecated operation's answer",
+      'getPet',
+      { status: 200, headers: { Deprecation: '@1', ETag: '"t"' }, body: '{"name":"Rex","id":1}' },
+    ],
+    ['a 304', 'getPet', { status: 304, headers: { ETag: '"t"' } }],
+    [
+      'a failure with its Error body',
+      'listPets',
+      { status: 429, headers: { 'Retry-After': '3' }, body: '{"code":"rate_limited","message":"Slow down","status":429}' },
+    ],
+  ])('when %s comes back, then the text the plain path writes is the JSON of the value the SDK returns', (_, name, reply) => {
+    const result = resultOf(tool(name), reply);
+    expect(JSON.parse(result.json())).toEqual(result.value());
+    expect(result.isError).toBe(reply.status >= 400);
   });
 });
 
