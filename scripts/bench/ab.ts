@@ -1,13 +1,15 @@
 /**
- * npm run bench:ab -- --against DIR [--rounds N] [--duration S] [--connections N] [--pets N]
+ * npm run bench:ab -- --against DIR [--rounds N] [--duration S] [--warmup S] [--connections N] [--pets N]
  *
  * The product of this tree beside the product built in another checkout (DIR, for example a git
  * worktree of the commit before a change, built with `npm install && npm run build` there), both
- * as production runs them, on one database seeded with --pets animals, every scenario of the bench
- * (list 20, list by status, get, create, 400, 401) in interleaved rounds after a warm-up round (the
- * order flips each round). Prints, per scenario, each side's median req/s and server CPU per
- * request, and the ratio this / DIR per round with its median: what a change to the request path
- * costs, measured in one run on one machine.
+ * as production runs them, each on a database of its own seeded alike with --pets animals, every
+ * scenario of the bench (list 20, list by status, get, create, 400, 401) in rounds: both sides
+ * are started afresh for each round and warmed on every scenario (--warmup, 2 s each), then each
+ * scenario runs on each side in turn (the order flips each round and scenario). Prints, per
+ * scenario, each side's median req/s and server CPU per request, and the CPU ratio this / DIR per
+ * round with its median and range: what a change to the request path costs, measured in one run
+ * on one machine.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -53,14 +55,20 @@ async function main(argv: string[]): Promise<number> {
   const adminUrl = scratchServerUrl('bench:ab');
   if (!adminUrl) return 2;
   const num = (name: string, fallback: number) => positiveIntegerOption(argv, name, fallback);
-  const o = { rounds: num('rounds', 5), duration: num('duration', 5), connections: num('connections', 50), pets: num('pets', 100_000) };
+  const o = {
+    rounds: num('rounds', 5),
+    duration: num('duration', 5),
+    warmup: num('warmup', 2),
+    connections: num('connections', 50),
+    pets: num('pets', 100_000),
+  };
   process.stdout.write('bench:ab: building this tree…\n');
   await runToEnd(['npm', 'run', '-s', 'build']);
   // Each side on a database of its own, seeded alike: the other's schema is what its own start-up
   // migrates (a tree with a newer migration would leave it a database it refuses).
   const dbs = [await scratchDatabase(adminUrl, 'animal_store_ab'), await scratchDatabase(adminUrl, 'animal_store_ab')];
   const key = randomBytes(24).toString('base64url');
-  const servers: ServerProcess[] = [];
+  let servers: ServerProcess[] = [];
   const logs = mkdtempSync(path.join(tmpdir(), 'animal-store-ab-'));
   try {
     const env = (url: string) => ({
@@ -71,11 +79,26 @@ async function main(argv: string[]): Promise<number> {
       DATABASE_POOL_SIZE: '7',
     });
     const [mine, theirs] = dbs as [(typeof dbs)[0], (typeof dbs)[0]];
-    // Each logs its line per request to a file, as in the bench, not through this process.
-    servers.push(await startProduct(env(mine.url), { logFile: path.join(logs, 'this.log') }));
     const other = [process.execPath, path.join(against, 'dist', 'src', 'main.js')];
-    servers.push(await startServerProcess(other, { PORT: '0', ...env(theirs.url) }, { logFile: path.join(logs, 'other.log') }));
-    for (const server of servers) await ready(server);
+    // Both sides, started afresh; each logs its line per request to a file of its own for the start (a start is
+    // read from its file), as in the bench, not through this process.
+    let starts = 0;
+    const startBoth = async () => {
+      starts += 1;
+      servers = [
+        await startProduct(env(mine.url), { logFile: path.join(logs, `this-${starts}.log`) }),
+        await startServerProcess(other, { PORT: '0', ...env(theirs.url) }, { logFile: path.join(logs, `other-${starts}.log`) }),
+      ];
+      for (const server of servers) await ready(server);
+    };
+    const stopBoth = async () => {
+      const running = servers;
+      servers = [];
+      await Promise.all(running.map((s) => s.stop()));
+    };
+    // The first start-up migrates each database; then they are seeded alike.
+    await startBoth();
+    await stopBoth();
     for (const db of dbs) {
       const sql = connect(db.url, { max: 1 });
       await seedSampleAnimals(sql, o.pets);
@@ -85,22 +108,30 @@ async function main(argv: string[]): Promise<number> {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(`# A/B: this tree against ${against}, ${new Date().toISOString()}`);
     out(
-      `\n${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} interleaved rounds after a warm-up.\n`,
+      `\n${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} rounds, both sides started afresh for each and warmed on every scenario for ${o.warmup} s.\n`,
     );
-    out('| scenario | req/s this | req/s other | CPU µs this | CPU µs other | CPU this/other per round | median |');
+    const runs = SCENARIOS.map((): Measurement[][] => [[], []]);
+    for (let round = 0; round < o.rounds; round++) {
+      await startBoth();
+      try {
+        // A fresh process spends its first seconds compiling: that is no scenario's cost.
+        for (const server of servers) for (const scenario of SCENARIOS) await measure(server, scenario, key, { ...o, duration: o.warmup });
+        for (const [s, scenario] of SCENARIOS.entries())
+          for (const i of (round + s) % 2 ? [1, 0] : [0, 1])
+            runs[s]?.[i]?.push(await measure(servers[i] as ServerProcess, scenario, key, o));
+      } finally {
+        await stopBoth();
+      }
+      process.stdout.write(`bench:ab: round ${round + 1} of ${o.rounds} done\n`);
+    }
+    out('| scenario | req/s this | req/s other | CPU µs this | CPU µs other | CPU this/other per round | median (range) |');
     out('|---|---|---|---|---|---|---|');
-    for (const scenario of SCENARIOS) {
-      const runs: Measurement[][] = [[], []];
-      for (let round = 0; round <= o.rounds; round++)
-        for (const i of round % 2 ? [1, 0] : [0, 1]) {
-          const m = await measure(servers[i] as ServerProcess, scenario, key, o);
-          if (round > 0) runs[i]?.push(m);
-        }
-      const [a = [], b = []] = runs;
+    for (const [s, scenario] of SCENARIOS.entries()) {
+      const [a = [], b = []] = runs[s] ?? [];
       const ratios = a.map((m, r) => m.cpuUs / (b[r]?.cpuUs ?? Number.NaN));
       const faults = [...a, ...b].reduce((n, m) => n + m.errors + m.unexpected, 0);
       out(
-        `| ${scenario.name}${faults ? ` (${faults} errors or unexpected statuses)` : ''} | ${Math.round(median(a.map((m) => m.rps)))} | ${Math.round(median(b.map((m) => m.rps)))} | ${Math.round(median(a.map((m) => m.cpuUs)))} | ${Math.round(median(b.map((m) => m.cpuUs)))} | ${ratios.map(f2).join(' ')} | ${f2(median(ratios))} |`,
+        `| ${scenario.name}${faults ? ` (${faults} errors or unexpected statuses)` : ''} | ${Math.round(median(a.map((m) => m.rps)))} | ${Math.round(median(b.map((m) => m.rps)))} | ${Math.round(median(a.map((m) => m.cpuUs)))} | ${Math.round(median(b.map((m) => m.cpuUs)))} | ${ratios.map(f2).join(' ')} | ${f2(median(ratios))} (${f2(Math.min(...ratios))}–${f2(Math.max(...ratios))}) |`,
       );
     }
     return 0;

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --rounds N] [--duration S] [--connections N] [--pets N] [--deep-pets N] [--webhook-rate N] [--smoke] [--scale] [--deep] [--webhooks] [--scenarios 0,3]
+ * npm run bench [-- --rounds N] [--duration S] [--warmup S] [--connections N] [--pets N] [--deep-pets N] [--webhook-rate N] [--smoke] [--scale] [--deep] [--mcp] [--webhooks] [--scenarios 0,3]
  *
  * The product as production runs it, against the baselines kept in scripts/bench/ (the
  * node:http limit and the bare express floor, and for information the floor on the product's
@@ -9,20 +9,25 @@
  * itself with VALIDATE_RESPONSES=log and =enforce (the cost of checking each reply) and with
  * RATE_LIMIT=off (the cost of the rate limiter), on a database of its own on DATABASE_URL
  * seeded with --pets animals (100,000; statuses evenly spread), all loaded with autocannon over
- * loopback, interleaved round by round (5 rounds) after a discarded warm-up round. Every server
- * runs compiled JavaScript from dist/. Prints per scenario req/s, p50, p99, errors, unexpected
- * statuses and the server's CPU time per request for each, the ratios per round with their
- * medians and geometric means, start-up times (the product's beside the bare floor's) and
- * memory, and checks the targets; writes the same as Markdown to scripts/bench/results/ and, for
- * a full run, to docs/bench-results.md (committed). Then the deep page (deep.ts) and the webhooks
- * (webhooks.ts). --smoke: one short round, a small table and small deep-page and webhook checks, no
- * targets. --deep: the deep page alone. --webhooks: the webhooks alone. --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals. --scenarios: only
+ * loopback in rounds (5): every contestant is started afresh for each round and warmed on every
+ * scenario (--warmup, 2 s each), then each scenario runs on every contestant in turn.
+ * Every server runs compiled JavaScript from dist/. Prints per contestant and scenario the medians
+ * of server CPU time per request, req/s and p99, the ratios per round with their medians and
+ * geometric means (server CPU per request decides the targets; req/s and p99 are beside),
+ * start-up times (the product's beside the bare floor's) and memory, and checks the targets;
+ * writes the same as Markdown to scripts/bench/results/ and, for a full run, to
+ * docs/bench-results.md (committed), with each CPU ratio beside the previous full run's
+ * (docs/bench-results.json, which it then replaces). Then the deep page (deep.ts, with the
+ * conditional re-read and MCP sections) and the webhooks (webhooks.ts). --smoke: one short round,
+ * no warm-up, a small table and small deep-page and webhook checks, no targets. --deep: the deep
+ * page alone. --mcp: the MCP section alone, on --pets animals. --webhooks: the webhooks alone.
+ * --scale: the listPets-by-status p99 at 10,000 and at 1,000,000 animals. --scenarios: only
  * these scenarios (indexes into SCENARIOS), a partial run for an A/B: tables only, no deep page or
  * targets, never written to docs/bench-results.md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '../../src/store/database/db';
@@ -41,11 +46,22 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
-import { type LogFile, deepPages, scaleCheck } from './deep';
+import { type LogFile, deepPages, mcpAlone, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
 import { type WebhookLoad, webhookDeliveries } from './webhooks';
 import { type Measurement, SCENARIOS, auth, measure } from './measure';
-import { CONTESTANTS, type Contestant, LABEL, type Results, type Startups, printTables, verdict } from './report';
+import {
+  CONTESTANTS,
+  type Contestant,
+  LABEL,
+  type Results,
+  type RunFigures,
+  type Startups,
+  againstPrevious,
+  printTables,
+  runFigures,
+  verdict,
+} from './report';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
 import { wrapMarkdown } from '../lib/text';
@@ -60,6 +76,8 @@ const POOL_SIZE = 7;
 
 /** The latest full run's results, committed: what docs/performance.md shows. */
 const LATEST_RESULTS = path.join(projectRoot, 'docs', 'bench-results.md');
+/** Its CPU ratios, committed beside it: what the next full run compares its own with. */
+const LATEST_FIGURES = path.join(projectRoot, 'docs', 'bench-results.json');
 /** The page's opening, as every page of docs/ has: whom it is for. */
 const BENCH_RESULTS_OPENING = [
   'For contributors and operators who want the figures: the last full `npm run bench`, written by it.',
@@ -67,8 +85,11 @@ const BENCH_RESULTS_OPENING = [
 ].join('\n');
 
 interface Options extends WebhookLoad {
+  /** Seconds of load each contestant's fresh process gets on each scenario before the round's measured runs (discarded). */
+  warmup: number;
   scale: boolean;
   deep: boolean;
+  mcp: boolean;
   webhooks: boolean;
   /** --scenarios: the indexes of the scenarios to run (a partial run); absent: all. */
   scenarios?: number[];
@@ -91,6 +112,7 @@ function parseOptions(argv: string[]): Options {
     // Five rounds: the least for a verdict on a machine the servers share with PostgreSQL and the load generator.
     rounds: num('rounds', smoke ? 1 : 5),
     duration: num('duration', smoke ? 1 : 5),
+    warmup: smoke ? 0 : num('warmup', 2),
     connections: num('connections', 50),
     pets: num('pets', smoke ? 1_000 : 100_000),
     deepPets: num('deep-pets', smoke ? 2_000 : 1_000_000),
@@ -98,6 +120,7 @@ function parseOptions(argv: string[]): Options {
     smoke,
     scale: argv.includes('--scale'),
     deep: argv.includes('--deep'),
+    mcp: argv.includes('--mcp'),
     webhooks: argv.includes('--webhooks'),
     scenarios: scenariosOption(argv),
   };
@@ -185,6 +208,11 @@ async function main(argv: string[]): Promise<number> {
       const deep = await deepPages(adminUrl, key, o, out, logFile);
       return deep.ok && deep.clean ? 0 : 1;
     }
+    if (o.mcp) {
+      out(`# Benchmark (--mcp), ${new Date().toISOString()}`);
+      const mcp = await mcpAlone(adminUrl, key, o, out, logFile);
+      return mcp.clean && (o.smoke || mcp.ratios.every((r) => r.cpuRatio <= 1.3)) ? 0 : 1;
+    }
     if (o.webhooks) {
       out(`# Benchmark (--webhooks), ${new Date().toISOString()}`);
       const hooks = await webhookDeliveries(adminUrl, key, o, out, logFile);
@@ -225,34 +253,45 @@ async function startups(env: NodeJS.ProcessEnv, key: string, o: Options): Promis
 }
 
 /**
- * Every contestant's runs of every scenario, interleaved round by round after a warm-up round;
- * `keyed` sends the managed key, every other contestant the API_KEYS key.
+ * Every contestant's runs of every scenario, in rounds. Each round starts every contestant afresh
+ * (`start`), so that no process carries an earlier round's heap, code or connections into the
+ * next, and warms each on every scenario (`o.warmup` seconds each, discarded: a fresh process
+ * spends its first seconds compiling, and that is no scenario's cost). Then each scenario runs on
+ * every contestant in turn, each round and scenario one contestant further along, so that none is
+ * always first or last. `keyed` sends the managed key, every other contestant the API_KEYS key.
  */
 async function runAll(
-  servers: Record<Contestant, ServerProcess>,
+  start: (round: number) => Promise<Record<Contestant, ServerProcess>>,
   { key, managedKey }: { key: string; managedKey: string },
   o: Options,
   dbUrl: string,
 ): Promise<Results> {
-  const results: Results = [];
-  for (const scenario of SCENARIOS.filter((_, i) => o.scenarios?.includes(i) ?? true)) {
-    const runs = Object.fromEntries(CONTESTANTS.map((c) => [c, []])) as unknown as Record<Contestant, Measurement[]>;
-    for (let round = o.smoke ? 1 : 0; round <= o.rounds; round++) {
-      // Each round starts one contestant further along, so that none is always first or last in a round.
-      const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round) % CONTESTANTS.length] as Contestant);
-      for (const c of order) {
-        const m = await measure(servers[c], scenario, c === 'keyed' ? managedKey : key, o);
-        if (round > 0) runs[c].push(m);
+  const scenarios = SCENARIOS.filter((_, i) => o.scenarios?.includes(i) ?? true);
+  const results: Results = scenarios.map((scenario) => ({
+    scenario,
+    runs: Object.fromEntries(CONTESTANTS.map((c) => [c, []])) as unknown as Record<Contestant, Measurement[]>,
+  }));
+  for (let round = 0; round < o.rounds; round++) {
+    const servers: Partial<Record<Contestant, ServerProcess>> = await start(round);
+    const keyOf = (c: Contestant) => (c === 'keyed' ? managedKey : key);
+    try {
+      if (o.warmup > 0)
+        for (const c of CONTESTANTS)
+          for (const { scenario } of results) await measure(servers[c] as ServerProcess, scenario, keyOf(c), { ...o, duration: o.warmup });
+      for (const [s, { scenario, runs }] of results.entries()) {
+        const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round + s) % CONTESTANTS.length] as Contestant);
+        for (const c of order) runs[c].push(await measure(servers[c] as ServerProcess, scenario, keyOf(c), o));
+        // The rows a scenario inserted are vacuumed now, not by autovacuum during the next scenario's runs.
+        if (scenario.database) {
+          const admin = connect(dbUrl, { max: 1 });
+          await admin`VACUUM ANALYZE pets`;
+          await admin.end();
+        }
       }
+    } finally {
+      await stopAll(servers);
     }
-    results.push({ scenario, runs });
-    // The rows a scenario inserted are vacuumed now, not by autovacuum during the next scenario's runs.
-    if (scenario.database) {
-      const admin = connect(dbUrl, { max: 1 });
-      await admin`VACUUM ANALYZE pets`;
-      await admin.end();
-    }
-    process.stdout.write(`bench: ${scenario.name} done\n`);
+    process.stdout.write(`bench: round ${round + 1} of ${o.rounds} done\n`);
   }
   return results;
 }
@@ -267,7 +306,6 @@ async function stopAll(servers: Partial<Record<Contestant, ServerProcess>>): Pro
 /** The contestants side by side: prints the tables and targets; 0 when the targets (smoke: the expected statuses) hold. */
 async function compare(adminUrl: string, key: string, o: Options, out: (line: string) => void, logFile: LogFile): Promise<number> {
   const db = await scratchDatabase(adminUrl, 'animal_store_bench');
-  const servers: Partial<Record<Contestant, ServerProcess>> = {};
   let sink: Awaited<ReturnType<typeof otlpSink>> | undefined;
   try {
     const sql = connect(db.url, { max: 1 });
@@ -288,33 +326,46 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
       DATABASE_POOL_SIZE: String(POOL_SIZE),
     };
     const started = await startups(env, key, o);
-    await Promise.all(
-      CONTESTANTS.map(async (c) => {
-        const how = START[c];
-        servers[c] =
-          'product' in how
-            ? await startProduct({ ...env, LOG_LEVEL: 'info', ...how.product }, logFile(c))
-            : await serveBuilt(how.serve, env, logFile(c));
-      }),
-    );
+    // Every contestant, started afresh for a round (a log file each per round: a server's start is read from its own file).
+    const startAll = async (round: number) => {
+      const servers: Partial<Record<Contestant, ServerProcess>> = {};
+      try {
+        await Promise.all(
+          CONTESTANTS.map(async (c) => {
+            const how = START[c];
+            servers[c] =
+              'product' in how
+                ? await startProduct({ ...env, LOG_LEVEL: 'info', ...how.product }, logFile(`${c}-${round}`))
+                : await serveBuilt(how.serve, env, logFile(`${c}-${round}`));
+          }),
+        );
+      } catch (err) {
+        await stopAll(servers);
+        throw err;
+      }
+      return servers as Record<Contestant, ServerProcess>;
+    };
 
     out(`# Benchmark, ${new Date().toISOString()}, at ${commitOf()}`);
     out('');
     out(BENCH_RESULTS_OPENING);
     out('');
     out(
-      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s) after a discarded warm-up round${o.smoke ? ' (smoke: no warm-up)' : ''}; contestants interleaved in each round (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario for ${o.warmup} s${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
-    const results = await runAll(servers as Record<Contestant, ServerProcess>, { key, managedKey }, o, db.url);
+    const results = await runAll(startAll, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);
     if (o.scenarios) return 0;
-    // The contestants hold a pool of connections each: the deep page's server gets the database to itself.
-    await stopAll(servers);
     const deep = await deepPages(adminUrl, key, o, out, logFile);
     const hooks = await webhookDeliveries(adminUrl, key, o, out, logFile);
-    return verdict(results, figures, started, deep, hooks, o, out);
+    const code = verdict(results, figures, started, deep, hooks, o, out);
+    if (!o.smoke) {
+      const now = runFigures(results, figures, new Date().toISOString(), commitOf());
+      if (existsSync(LATEST_FIGURES)) againstPrevious(now, JSON.parse(readFileSync(LATEST_FIGURES, 'utf8')) as RunFigures, out);
+      writeFileSync(LATEST_FIGURES, `${JSON.stringify(now, null, 2)}\n`);
+    }
+    return code;
   } finally {
-    await stopAll(servers);
     await sink?.close();
     await db.drop();
   }

@@ -79,6 +79,8 @@ export interface DeepPages {
   ok: boolean;
   /** Every run got only the expected status, without errors. */
   clean: boolean;
+  /** The MCP tool call's CPU over the direct read's, at each connection count measured. */
+  mcp: { connections: number; cpuRatio: number }[];
 }
 
 /**
@@ -176,8 +178,27 @@ export async function deepPages(
     }
     out(`\np99 deep page / first page: ${ratios.join('; ')} (target ≤ 1.25: ${ok ? 'met' : 'NOT met'})`);
     clean &&= (await conditionalReads(server, key, o, out)).clean;
-    clean &&= (await mcpCalls(server, key, o, out)).clean;
-    return { ok, clean };
+    const mcp = await mcpCalls(server, key, o, out);
+    return { ok, clean: clean && mcp.clean, mcp: mcp.ratios };
+  } finally {
+    await server?.stop();
+    await sql.end();
+    await db.drop();
+  }
+}
+
+/** The MCP section alone (`--mcp`): the product with MCP_ENABLED on `o.pets` animals, the tool call beside the direct read. */
+export async function mcpAlone(adminUrl: string, key: string, o: Depth, out: (line: string) => void, logFile: LogFile) {
+  const db = await scratchDatabase(adminUrl, 'animal_store_bench_mcp');
+  const sql = connect(db.url, { max: 1 });
+  let server: ServerProcess | undefined;
+  try {
+    await migrate(sql);
+    await seedSampleAnimals(sql, o.pets);
+    await sql`VACUUM ANALYZE pets`;
+    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'off' };
+    server = await startProduct({ ...env, MCP_ENABLED: 'true' }, logFile('mcp'));
+    return await mcpCalls(server, key, o, out);
   } finally {
     await server?.stop();
     await sql.end();

@@ -7,6 +7,9 @@
  */
 import { type PairSection, type Scenario, auth, f2, sideBySide } from './measure';
 
+/** The connection counts a tool call is measured at: its fixed cost shows at the lower. */
+export const MCP_CONNECTIONS = [10, 50] as const;
+
 /** The tool call this section loads (and `npm run bench:profile -- --scenario mcp` profiles): the first page through /mcp. */
 export const MCP_TOOL_CALL: Scenario = {
   name: 'POST /mcp tools/call listPets {limit: 20}',
@@ -20,7 +23,10 @@ export const MCP_TOOL_CALL: Scenario = {
   }),
 };
 
-export const mcpCalls: PairSection = async (server, key, o, out) => {
+/** The tool call beside the direct read at each of MCP_CONNECTIONS: the CPU ratio at each. */
+export const mcpCalls = async (
+  ...[server, key, o, out]: Parameters<PairSection>
+): Promise<{ clean: boolean; ratios: { connections: number; cpuRatio: number }[] }> => {
   const path = '/v1/pets?limit=20';
   const direct: Scenario = {
     name: `${path} (the operation, directly)`,
@@ -43,9 +49,16 @@ export const mcpCalls: PairSection = async (server, key, o, out) => {
   out('');
   out('## MCP tool calls: the first page through /mcp\n');
   out(
-    `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON); ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts the /mcp request and the operation's own request, answered in process.\n`,
+    `The first page (limit=20) asked for directly, beside the same page as an MCP tool call (one JSON-RPC message per POST, answered as JSON), at ${MCP_CONNECTIONS.join(' and at ')} connections; ${o.rounds} interleaved round(s) after a warm-up. The server's CPU counts the /mcp request and the operation's own request, answered in process.\n`,
   );
-  const { cpuRatio, clean } = await sideBySide(server, [direct, tool], key, o, out, 'request');
-  out(`\nserver CPU per request, tool call / direct: ${f2(cpuRatio)}`);
-  return { clean };
+  let clean = true;
+  const ratios: { connections: number; cpuRatio: number }[] = [];
+  for (const connections of MCP_CONNECTIONS) {
+    const side = await sideBySide(server, [direct, tool], key, { ...o, connections }, out, `request, ${connections} connections`);
+    clean &&= side.clean;
+    ratios.push({ connections, cpuRatio: side.cpuRatio });
+    out('');
+  }
+  out(`server CPU per request, tool call / direct: ${ratios.map((r) => `${f2(r.cpuRatio)} at ${r.connections} connections`).join(', ')}`);
+  return { clean, ratios };
 };

@@ -1,9 +1,9 @@
 /**
- * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp]
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp] [--connections N]
  *
  * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
  * in `npm run bench`), the bare floor (`bare-born`: on the product's server) or fastify is started under
- * `node --cpu-prof`, loaded with one of the bench's scenarios for --duration seconds (10) after
+ * `node --cpu-prof`, loaded with one of the bench's scenarios (--connections, 50) for --duration seconds (10) after
  * a 3 s warm-up, and stopped; the samples
  * of the loaded window are attributed, by the code on top of the stack, to the package (or
  * Node's own code, our src/ folders, garbage collection) they ran in. Prints, per scenario, the
@@ -173,7 +173,7 @@ async function profileOne(
   env: NodeJS.ProcessEnv,
   scenario: Scenario,
   key: string,
-  o: { duration: number; pets: number },
+  o: { duration: number; pets: number; connections: number },
 ): Promise<{ profile: CpuProfile; requests: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-profile-'));
   const [node = process.execPath, ...rest] = start;
@@ -183,8 +183,8 @@ async function profileOne(
   try {
     const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
     const url = `${new URL(server.baseUrl).origin}${requestPath}`;
-    await autocannon({ url, connections: 50, duration: 3, ...options });
-    const result = await autocannon({ url, connections: 50, duration: o.duration, ...options });
+    await autocannon({ url, connections: o.connections, duration: 3, ...options });
+    const result = await autocannon({ url, connections: o.connections, duration: o.duration, ...options });
     await server.stop();
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`no profile was written:\n${server.output()}`);
@@ -201,6 +201,7 @@ async function main(argv: string[]): Promise<number> {
   const duration = positiveIntegerOption(argv, 'duration', 10);
   const pets = positiveIntegerOption(argv, 'pets', 100_000);
   const top = positiveIntegerOption(argv, 'top', 12);
+  const connections = positiveIntegerOption(argv, 'connections', 50);
   const asked = argv.includes('--contestant') ? argv[argv.indexOf('--contestant') + 1] : 'product';
   const contestant = asked === 'bare' || asked === 'bare-born' || asked === 'fastify' ? asked : 'product';
   const asking = argv.includes('--scenario') ? argv[argv.indexOf('--scenario') + 1] : undefined;
@@ -228,11 +229,11 @@ async function main(argv: string[]): Promise<number> {
     const start =
       contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
     process.stdout.write(
-      `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario\n`,
+      `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario at ${connections} connections\n`,
     );
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
-      const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets });
+      const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets, connections });
       const { busy, parts, functions, owners } = attribute(profile, duration);
       const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
       process.stdout.write(`\n## ${scenario.name}: ${requests} requests, ${us(busy)} µs of sampled CPU per request\n\n`);
