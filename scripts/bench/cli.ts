@@ -10,7 +10,7 @@
  * RATE_LIMIT=off (the cost of the rate limiter), on a database of its own on DATABASE_URL
  * seeded with --pets animals (100,000; statuses evenly spread), all loaded with autocannon over
  * loopback in rounds (5): every contestant is started afresh for each round and warmed on every
- * scenario (--warmup, 2 s each), then each scenario runs on every contestant in turn.
+ * scenario (--warmup, 1 s each), then each scenario runs on every contestant in turn (--duration, 4 s).
  * Every server runs compiled JavaScript from dist/. Prints per contestant and scenario the medians
  * of server CPU time per request, req/s and p99, the ratios per round with their medians and
  * geometric means (server CPU per request decides the targets; req/s and p99 are beside),
@@ -111,8 +111,9 @@ function parseOptions(argv: string[]): Options {
   return {
     // Five rounds: the least for a verdict on a machine the servers share with PostgreSQL and the load generator.
     rounds: num('rounds', smoke ? 1 : 5),
-    duration: num('duration', smoke ? 1 : 5),
-    warmup: smoke ? 0 : num('warmup', 2),
+    // 4 s a run: CPU per request, which decides, holds within a few thousand requests; the rounds, not a run's length, steady it.
+    duration: num('duration', smoke ? 1 : 4),
+    warmup: smoke ? 0 : num('warmup', 1),
     connections: num('connections', 50),
     pets: num('pets', smoke ? 1_000 : 100_000),
     deepPets: num('deep-pets', smoke ? 2_000 : 1_000_000),
