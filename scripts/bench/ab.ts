@@ -5,7 +5,7 @@
  * worktree of the commit before a change, built with `npm install && npm run build` there), both
  * as production runs them, each on a database of its own seeded alike with --pets animals, every
  * scenario of the bench (list 20, list by status, get, create, 400, 401) in rounds: both sides
- * are started afresh for each round and warmed on every scenario (--warmup, 2 s each), then each
+ * are started afresh for each round and warmed on every scenario (`warmUp`, runs of --warmup, 1 s), then each
  * scenario runs on each side in turn (the order flips each round and scenario). Prints, per
  * scenario, each side's median req/s and server CPU per request, and the CPU ratio this / DIR per
  * round with its median and range: what a change to the request path costs, measured in one run
@@ -28,7 +28,7 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { runTool } from '../lib/tool';
-import { type Measurement, SCENARIOS, f2, measure, median } from './measure';
+import { type Measurement, SCENARIOS, f2, measure, median, warmUp } from './measure';
 
 /** Resolves once `server` answers /readyz with 200 (migrated, keys read), or fails after a minute. */
 async function ready(server: ServerProcess): Promise<void> {
@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   const o = {
     rounds: num('rounds', 5),
     duration: num('duration', 5),
-    warmup: num('warmup', 2),
+    warmup: num('warmup', 1),
     connections: num('connections', 50),
     pets: num('pets', 100_000),
   };
@@ -108,14 +108,14 @@ async function main(argv: string[]): Promise<number> {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     out(`# A/B: this tree against ${against}, ${new Date().toISOString()}`);
     out(
-      `\n${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} rounds, both sides started afresh for each and warmed on every scenario for ${o.warmup} s.\n`,
+      `\n${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} rounds, both sides started afresh for each and warmed on every scenario until its CPU per request holds.\n`,
     );
     const runs = SCENARIOS.map((): Measurement[][] => [[], []]);
     for (let round = 0; round < o.rounds; round++) {
       await startBoth();
       try {
         // A fresh process spends its first seconds compiling: that is no scenario's cost.
-        for (const server of servers) for (const scenario of SCENARIOS) await measure(server, scenario, key, { ...o, duration: o.warmup });
+        for (const server of servers) for (const scenario of SCENARIOS) await warmUp(server, scenario, key, o);
         for (const [s, scenario] of SCENARIOS.entries())
           for (const i of (round + s) % 2 ? [1, 0] : [0, 1])
             runs[s]?.[i]?.push(await measure(servers[i] as ServerProcess, scenario, key, o));
