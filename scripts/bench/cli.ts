@@ -273,9 +273,9 @@ async function runAll(
     scenario,
     runs: Object.fromEntries(CONTESTANTS.map((c) => [c, []])) as unknown as Record<Contestant, Measurement[]>,
   }));
+  const keyOf = (c: Contestant) => (c === 'keyed' ? managedKey : key);
   for (let round = 0; round < o.rounds; round++) {
     const servers: Partial<Record<Contestant, ServerProcess>> = await start(round);
-    const keyOf = (c: Contestant) => (c === 'keyed' ? managedKey : key);
     try {
       if (o.warmup > 0)
         for (const c of CONTESTANTS) for (const { scenario } of results) await warmUp(servers[c] as ServerProcess, scenario, keyOf(c), o);

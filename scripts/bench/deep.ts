@@ -58,6 +58,16 @@ export async function scaleCheck(adminUrl: string, key: string, o: Depth, out: (
   }
 }
 
+/** The product as production runs it, with MCP on, on the database at `url`: the deep page's server and the MCP section's. */
+const withMcp = (url: string, key: string): NodeJS.ProcessEnv => ({
+  DATABASE_URL: url,
+  API_KEYS: key,
+  RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+  LOG_LEVEL: 'info',
+  VALIDATE_RESPONSES: 'off',
+  MCP_ENABLED: 'true',
+});
+
 /**
  * Follows Link rel="next" from `first` (pages of 100) until `fraction` of `total` animals were
  * seen; returns the next page's URL from there: a cursor obtained the way a client obtains one.
@@ -103,17 +113,7 @@ export async function deepPages(
     process.stdout.write(`bench: seeding ${o.deepPets.toLocaleString('en')} animals for the deep page…\n`);
     await seedSampleAnimals(sql, o.deepPets);
     await sql`VACUUM ANALYZE pets`;
-    server = await startProduct(
-      {
-        DATABASE_URL: db.url,
-        API_KEYS: key,
-        RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
-        LOG_LEVEL: 'info',
-        VALIDATE_RESPONSES: 'off',
-        MCP_ENABLED: 'true',
-      },
-      logFile('deep'),
-    );
+    server = await startProduct(withMcp(db.url, key), logFile('deep'));
     const origin = new URL(server.baseUrl).origin;
     const page = (name: string, path: string): Scenario => ({
       name,
@@ -196,8 +196,7 @@ export async function mcpAlone(adminUrl: string, key: string, o: Depth, out: (li
     await migrate(sql);
     await seedSampleAnimals(sql, o.pets);
     await sql`VACUUM ANALYZE pets`;
-    const env = { DATABASE_URL: db.url, API_KEYS: key, RATE_LIMIT: UNREACHABLE_RATE_LIMIT, LOG_LEVEL: 'info', VALIDATE_RESPONSES: 'off' };
-    server = await startProduct({ ...env, MCP_ENABLED: 'true' }, logFile('mcp'));
+    server = await startProduct(withMcp(db.url, key), logFile('mcp'));
     return await mcpCalls(server, key, o, out);
   } finally {
     await server?.stop();
