@@ -83,7 +83,7 @@ async function build(config: Config, logging: Logging, spec: Spec): Promise<Serv
     }),
     rateLimiter: config.rateLimit && createRateLimiter(sql, config.rateLimit, logger),
     // The managed keys, in memory, refreshed from the primary (never the replica: its lag would stretch a revocation).
-    keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done }),
+    keyRegistry: createKeyRegistry(database.keysSql, { logger, after: preparation.done, lastUseSql: sql }),
     // Reads from the replica while it keeps up; writes, idempotency records and rate-limit counts stay on the primary.
     reads: replicaSql && createReadRouter(sql, replicaSql, { maxLagMs: config.databaseReplicaMaxLagMs, logger }),
   };

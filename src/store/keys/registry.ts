@@ -46,6 +46,12 @@ export interface KeyRegistryOptions {
   maxStaleMs?: number;
   /** A key's last use is written at most this often (default 60 s). */
   lastUseEveryMs?: number;
+  /**
+   * Where last uses are written (default: the registry's own connection). The service passes the request pool: a
+   * write waits on a commit (a disk busy with creates) or on a row another transaction holds, and on the registry's
+   * one connection the next refresh waited behind it until the keys went stale and were answered 503.
+   */
+  lastUseSql?: Sql;
 }
 
 /** The revocation bound: a key revoked at T is refused by every instance from T + 1 s (docs/operations.md, Keys). */
@@ -84,7 +90,7 @@ const recordOf = (row: KeyRow): ApiKeyRecord => ({
 });
 
 /**
- * Last uses: noted in memory per request, written with the registry's next refresh, at most once
+ * Last uses: noted in memory per request, written after the registry's next refresh (beside the ones that follow), at most once
  * every `everyMs` per key from this process. Other instances write them too: the conditional
  * UPDATE writes a row at most once a minute whoever asks. A failed write is kept for the next.
  */
@@ -123,14 +129,34 @@ function lastUses(sql: Sql, everyMs: number) {
  */
 export function createKeyRegistry(
   sql: Sql,
-  { logger, after = Promise.resolve(), refreshMs = 250, maxStaleMs = KEY_MAX_STALE_MS, lastUseEveryMs = 60_000 }: KeyRegistryOptions,
+  {
+    logger,
+    after = Promise.resolve(),
+    refreshMs = 250,
+    maxStaleMs = KEY_MAX_STALE_MS,
+    lastUseEveryMs = 60_000,
+    lastUseSql = sql,
+  }: KeyRegistryOptions,
 ): KeyRegistry {
   const keys = new Map<string, ApiKeyRecord>();
   let seen = -1;
   /** When the last successful refresh started: everything committed before it is in `keys`. */
   let freshAsOf = Number.NEGATIVE_INFINITY;
   let loaded = false;
-  const uses = lastUses(sql, lastUseEveryMs);
+  const uses = lastUses(lastUseSql, lastUseEveryMs);
+  /** The last uses being written, if any: one write at a time, beside the refreshes, never in their way. */
+  let writing: Promise<void> | undefined;
+  let lastWriteFailureLog = 0;
+  const writeUses = () => {
+    writing ??= uses
+      .write()
+      .catch((err: unknown) => {
+        if (Date.now() - lastWriteFailureLog < 10_000) return;
+        lastWriteFailureLog = Date.now();
+        logger.warn({ err }, 'API keys: writing the last uses failed; they are kept for the next try');
+      })
+      .finally(() => (writing = undefined));
+  };
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastFailureLog = 0;
@@ -176,7 +202,7 @@ export function createKeyRegistry(
     const started = Date.now();
     try {
       await refresh();
-      await uses.write();
+      writeUses();
     } catch (err) {
       if (Date.now() - lastFailureLog >= 10_000) {
         lastFailureLog = Date.now();
@@ -208,6 +234,7 @@ export function createKeyRegistry(
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await writing;
       await uses.write().catch((err: unknown) => logger.warn({ err }, 'API keys: the last uses could not be written'));
     },
   };
