@@ -6,7 +6,8 @@
  * as production runs them, each on a database of its own seeded alike with --pets animals, every
  * scenario of the bench (list 20, list by status, get, create, 400, 401) in rounds: both sides
  * are started afresh for each round and warmed on every scenario (`warmUp`, runs of --warmup, 1 s), then each
- * scenario runs on each side in turn (the order flips each round and scenario). Prints, per
+ * scenario runs on each side in turn, each measured run right after one of --warmup on the same side
+ * (`measureWarm`; the order flips each round and scenario). Prints, per
  * scenario, each side's median req/s and server CPU per request, and the CPU ratio this / DIR per
  * round with its median and range: what a change to the request path costs, measured in one run
  * on one machine.
@@ -28,7 +29,7 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { runTool } from '../lib/tool';
-import { type Measurement, SCENARIOS, f2, measure, median, warmUp } from './measure';
+import { type Measurement, SCENARIOS, f2, measureWarm, median, warmUp } from './measure';
 
 /** Resolves once `server` answers /readyz with 200 (migrated, keys read), or fails after a minute. */
 async function ready(server: ServerProcess): Promise<void> {
@@ -118,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
         for (const server of servers) for (const scenario of SCENARIOS) await warmUp(server, scenario, key, o);
         for (const [s, scenario] of SCENARIOS.entries())
           for (const i of (round + s) % 2 ? [1, 0] : [0, 1])
-            runs[s]?.[i]?.push(await measure(servers[i] as ServerProcess, scenario, key, o));
+            runs[s]?.[i]?.push(await measureWarm(servers[i] as ServerProcess, scenario, key, o));
       } finally {
         await stopBoth();
       }

@@ -10,7 +10,8 @@
  * RATE_LIMIT=off (the cost of the rate limiter), on a database of its own on DATABASE_URL
  * seeded with --pets animals (100,000; statuses evenly spread), all loaded with autocannon over
  * loopback in rounds (5): every contestant is started afresh for each round and warmed on every
- * scenario (runs of --warmup, 1 s, until its CPU per request holds), then each scenario runs on every contestant in turn (--duration, 4 s).
+ * scenario (runs of --warmup, 1 s, until its CPU per request holds), then each scenario runs on every contestant in turn (--duration, 4 s),
+ * each measured run right after one of --warmup on the same contestant.
  * Every server runs compiled JavaScript from dist/. Prints per contestant and scenario the medians
  * of server CPU time per request, req/s and p99, the ratios per round with their medians and
  * geometric means (server CPU per request decides the targets; req/s and p99 are beside),
@@ -49,7 +50,7 @@ import { seedSampleAnimals } from '../db/sampleAnimals';
 import { type LogFile, deepPages, mcpAlone, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
 import { type WebhookLoad, webhookDeliveries } from './webhooks';
-import { type Measurement, SCENARIOS, auth, measure, warmUp } from './measure';
+import { type Measurement, SCENARIOS, auth, measureWarm, warmUp } from './measure';
 import {
   CONTESTANTS,
   type Contestant,
@@ -260,7 +261,9 @@ async function startups(env: NodeJS.ProcessEnv, key: string, o: Options): Promis
  * its CPU per request holds: a fresh process spends its first seconds compiling, and that is no
  * scenario's cost). Then each scenario runs on
  * every contestant in turn, each round and scenario one contestant further along, so that none is
- * always first or last. `keyed` sends the managed key, every other contestant the API_KEYS key.
+ * always first or last, each measured run right after an unmeasured one (`measureWarm`: a process idle
+ * for minutes since its warm-up is dearer for its first seconds). `keyed` sends the managed key, every
+ * other contestant the API_KEYS key.
  */
 async function runAll(
   start: (round: number) => Promise<Record<Contestant, ServerProcess>>,
@@ -281,7 +284,7 @@ async function runAll(
         for (const c of CONTESTANTS) for (const { scenario } of results) await warmUp(servers[c] as ServerProcess, scenario, keyOf(c), o);
       for (const [s, { scenario, runs }] of results.entries()) {
         const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round + s) % CONTESTANTS.length] as Contestant);
-        for (const c of order) runs[c].push(await measure(servers[c] as ServerProcess, scenario, keyOf(c), o));
+        for (const c of order) runs[c].push(await measureWarm(servers[c] as ServerProcess, scenario, keyOf(c), o));
         // The rows a scenario inserted are vacuumed now, not by autovacuum during the next scenario's runs.
         if (scenario.database) {
           const admin = connect(dbUrl, { max: 1 });
@@ -352,7 +355,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     out(BENCH_RESULTS_OPENING);
     out('');
     out(
-      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')})${o.warmup > 0 ? `, each measured run right after an unmeasured one of ${o.warmup} s on the same contestant` : ''}, each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
     const results = await runAll(startAll, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);

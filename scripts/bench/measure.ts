@@ -4,7 +4,7 @@
  * server's CPU time per request).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { type ServerProcess, childrenOf } from '../lib/processes';
 
@@ -102,6 +102,34 @@ export function cpuMicros(pid: number): number {
   return (total * 1_000_000) / CLOCK_TICKS;
 }
 
+/**
+ * The CPU time (user + system, µs) each kind of thread of a process has used so far, from
+ * /proc/PID/task/TID/stat, summed by the thread's name (Node 24's): `MainThread` runs JavaScript,
+ * V8's platform workers (`V8Worker`) collect garbage and compile beside it, libuv's pool
+ * (`libuv-worker`) does the file system and DNS.
+ */
+export function threadCpuMicros(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const us = ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+      byName.set(name, (byName.get(name) ?? 0) + us);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
 /** Resident memory of a process and its children (cluster workers), in MB: the largest one. */
 function rssOf(pid: number): number {
   const rss = (p: number) => {
@@ -126,6 +154,7 @@ export async function measure(server: ServerProcess, scenario: Scenario, key: st
   const pid = server.child.pid as number;
   let rssMb = 0;
   const cpuBefore = cpuMicros(pid);
+  const threadsBefore = process.env.BENCH_DEBUG ? threadCpuMicros(pid) : undefined;
   const sampler = setInterval(() => (rssMb = Math.max(rssMb, rssOf(pid))), 250);
   const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
   const result = await autocannon({
@@ -140,7 +169,14 @@ export async function measure(server: ServerProcess, scenario: Scenario, key: st
   const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
   const answered = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
   const unexpected = Object.entries(byStatus).reduce((n, [code, s]) => (Number(code) === scenario.expected ? n : n + s.count), 0);
-  if (process.env.BENCH_DEBUG) process.stderr.write(`${scenario.name} ${JSON.stringify(byStatus)} non2xx=${result.non2xx}\n`);
+  if (threadsBefore) {
+    const threads = [...threadCpuMicros(pid)].map(
+      ([name, us]) => `${name} ${((us - (threadsBefore.get(name) ?? 0)) / Math.max(1, answered)).toFixed(0)}`,
+    );
+    process.stderr.write(
+      `${new Date().toISOString()} ${scenario.name} pid ${pid} ${JSON.stringify(byStatus)} µs/request by thread: ${threads.join(', ')}\n`,
+    );
+  }
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -164,6 +200,24 @@ export async function warmUp(server: ServerProcess, scenario: Scenario, key: str
     if (before !== undefined && Math.abs(cpuUs / before - 1) <= 0.1) return;
     before = cpuUs;
   }
+}
+
+/**
+ * A measured run of `scenario` right after an unmeasured one of `o.warmup` seconds on the same
+ * server (none when `o.warmup` is 0). A process warmed minutes earlier and idle since (the round's
+ * warm-ups, then the other contestants' runs) came back dearer for its first seconds: the first
+ * product measured on the first page after the warm-ups spent 1.2–1.7× the CPU of its variants
+ * measured after it, most of the excess in V8's worker threads, which collect garbage and compile
+ * (BENCH_DEBUG=1 prints each thread's share of every run).
+ */
+export async function measureWarm(
+  server: ServerProcess,
+  scenario: Scenario,
+  key: string,
+  o: Load & { warmup: number },
+): Promise<Measurement> {
+  if (o.warmup > 0) await measure(server, scenario, key, { ...o, duration: o.warmup });
+  return measure(server, scenario, key, o);
 }
 
 /** The median (NaN for none). */

@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp] [--connections N]
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp] [--connections N] [--threads]
  *
  * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
  * in `npm run bench`), the bare floor (`bare-born`: on the product's server) or fastify is started under
@@ -11,6 +11,8 @@
  * to the nearest package or src/ folder on its stack, so that express, the log line and postgres.js are each
  * counted with what they call in Node and V8); and the functions with the most time of their own.
  * `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
+ * `--threads`: no profiler; the process's CPU per request by thread over the loaded window (threadCpuMicros), the
+ * JavaScript thread apart from V8's garbage collection and compiler workers that a CPU profile does not sample.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -28,7 +30,7 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
-import { SCENARIOS, type Scenario } from './measure';
+import { SCENARIOS, type Scenario, threadCpuMicros } from './measure';
 import { MCP_TOOL_CALL } from './mcp';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
@@ -168,13 +170,21 @@ function attribute(profile: CpuProfile, seconds: number) {
   return { busy, parts, functions, owners };
 }
 
+/** The statuses a run was answered with, and how many of each (`200 × 110,726`): a profile of the wrong answer says so. */
+function statusesOf(result: autocannon.Result): string {
+  const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const parts = Object.entries(byStatus).map(([code, s]) => `${code} × ${s.count.toLocaleString('en')}`);
+  const failed = result.errors + result.timeouts;
+  return [...parts, ...(failed ? [`${failed} errors or timeouts`] : [])].join(', ') || 'no answers';
+}
+
 async function profileOne(
   start: string[],
   env: NodeJS.ProcessEnv,
   scenario: Scenario,
   key: string,
   o: { duration: number; pets: number; connections: number },
-): Promise<{ profile: CpuProfile; requests: number }> {
+): Promise<{ profile: CpuProfile; requests: number; statuses: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-profile-'));
   const [node = process.execPath, ...rest] = start;
   const server: ServerProcess = await startServerProcess([node, '--cpu-prof', `--cpu-prof-dir=${dir}`, ...rest], env, {
@@ -188,7 +198,34 @@ async function profileOne(
     await server.stop();
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`no profile was written:\n${server.output()}`);
-    return { profile: JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile, requests: result.requests.total };
+    const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    return { profile, requests: result.requests.total, statuses: statusesOf(result) };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The process's CPU per request by thread (no profiler), over the loaded window of `scenario`. */
+async function threadsOne(
+  start: string[],
+  env: NodeJS.ProcessEnv,
+  scenario: Scenario,
+  key: string,
+  o: { duration: number; pets: number; connections: number },
+): Promise<{ threads: Map<string, number>; requests: number; statuses: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-threads-'));
+  const server: ServerProcess = await startServerProcess(start, env, { logFile: path.join(dir, 'server.log') });
+  try {
+    const pid = server.child.pid as number;
+    const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
+    const url = `${new URL(server.baseUrl).origin}${requestPath}`;
+    await autocannon({ url, connections: o.connections, duration: 3, ...options });
+    const before = threadCpuMicros(pid);
+    const result = await autocannon({ url, connections: o.connections, duration: o.duration, ...options });
+    const after = threadCpuMicros(pid);
+    const threads = new Map([...after].map(([name, us]) => [name, us - (before.get(name) ?? 0)]));
+    return { threads, requests: result.requests.total, statuses: statusesOf(result) };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -233,10 +270,20 @@ async function main(argv: string[]): Promise<number> {
     );
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
-      const { profile, requests } = await profileOne(start, env, scenario, key, { duration, pets, connections });
+      if (argv.includes('--threads')) {
+        const { threads, requests, statuses } = await threadsOne(start, env, scenario, key, { duration, pets, connections });
+        const total = [...threads.values()].reduce((a, b) => a + b, 0);
+        const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
+        process.stdout.write(`\n## ${scenario.name}: ${requests} requests (${statuses}), ${us(total)} µs of process CPU per request\n\n`);
+        process.stdout.write('| thread | µs/request | share |\n|---|---|---|\n');
+        for (const [name, t] of [...threads].sort((a, b) => b[1] - a[1]))
+          if (t > 0) process.stdout.write(`| ${name} | ${us(t)} | ${((100 * t) / total).toFixed(1)}% |\n`);
+        continue;
+      }
+      const { profile, requests, statuses } = await profileOne(start, env, scenario, key, { duration, pets, connections });
       const { busy, parts, functions, owners } = attribute(profile, duration);
       const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
-      process.stdout.write(`\n## ${scenario.name}: ${requests} requests, ${us(busy)} µs of sampled CPU per request\n\n`);
+      process.stdout.write(`\n## ${scenario.name}: ${requests} requests (${statuses}), ${us(busy)} µs of sampled CPU per request\n\n`);
       process.stdout.write('| part | µs/request | share |\n|---|---|---|\n');
       for (const [part, t] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, top))
         process.stdout.write(`| ${part} | ${us(t)} | ${((100 * t) / busy).toFixed(1)}% |\n`);
