@@ -94,10 +94,13 @@ const recordOf = (row: KeyRow): ApiKeyRecord => ({
  * every `everyMs` per key from this process. Other instances write them too: the conditional
  * UPDATE writes a row at most once a minute whoever asks. A failed write is kept for the next.
  */
-function lastUses(sql: Sql, everyMs: number) {
+function lastUses(sql: Sql, everyMs: number, logger: Logger) {
   const writtenAt = new Map<string, number>();
   const pending = new Set<string>();
-  return {
+  /** The write under way, if any: one at a time, beside the refreshes, never in their way. */
+  let writing: Promise<void> | undefined;
+  let lastFailureLog = 0;
+  const uses = {
     note: (id: string): void => {
       const now = Date.now();
       const last = writtenAt.get(id);
@@ -118,7 +121,23 @@ function lastUses(sql: Sql, everyMs: number) {
         throw err;
       }
     },
+    /** Starts a write of the uses noted, unless one is under way; a failure is logged (at most every 10 s). */
+    writeBeside: (): void => {
+      writing ??= uses
+        .write()
+        .catch((err: unknown) => {
+          if (Date.now() - lastFailureLog < 10_000) return;
+          lastFailureLog = Date.now();
+          logger.warn({ err }, 'API keys: writing the last uses failed; they are kept for the next try');
+        })
+        .finally(() => (writing = undefined));
+    },
+    /** Resolves once the write under way, if any, has ended. */
+    written: async (): Promise<void> => {
+      await writing;
+    },
   };
+  return uses;
 }
 
 /**
@@ -143,20 +162,7 @@ export function createKeyRegistry(
   /** When the last successful refresh started: everything committed before it is in `keys`. */
   let freshAsOf = Number.NEGATIVE_INFINITY;
   let loaded = false;
-  const uses = lastUses(lastUseSql, lastUseEveryMs);
-  /** The last uses being written, if any: one write at a time, beside the refreshes, never in their way. */
-  let writing: Promise<void> | undefined;
-  let lastWriteFailureLog = 0;
-  const writeUses = () => {
-    writing ??= uses
-      .write()
-      .catch((err: unknown) => {
-        if (Date.now() - lastWriteFailureLog < 10_000) return;
-        lastWriteFailureLog = Date.now();
-        logger.warn({ err }, 'API keys: writing the last uses failed; they are kept for the next try');
-      })
-      .finally(() => (writing = undefined));
-  };
+  const uses = lastUses(lastUseSql, lastUseEveryMs, logger);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastFailureLog = 0;
@@ -202,7 +208,7 @@ export function createKeyRegistry(
     const started = Date.now();
     try {
       await refresh();
-      writeUses();
+      uses.writeBeside();
     } catch (err) {
       if (Date.now() - lastFailureLog >= 10_000) {
         lastFailureLog = Date.now();
@@ -234,7 +240,7 @@ export function createKeyRegistry(
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await writing;
+      await uses.written();
       await uses.write().catch((err: unknown) => logger.warn({ err }, 'API keys: the last uses could not be written'));
     },
   };
