@@ -85,30 +85,38 @@ export interface Measurement {
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /**
- * The CPU time (user + system) a process and its children (cluster workers) have used so far,
- * in µs, from /proc/PID/stat: fields 14 and 15, counted after the command name's last ')'.
+ * The CPU time (user + system, µs) in the text of a /proc stat file (/proc/PID/stat,
+ * /proc/PID/task/TID/stat): fields 14 and 15, counted after the command name's last ')'.
  */
+function cpuOfStat(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+}
+
+/** A /proc file's text; undefined once its process or thread has ended. */
+function readProc(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU time (user + system, µs) a process and its children (cluster workers) have used so far. */
 export function cpuMicros(pid: number): number {
-  const ticks = (p: number) => {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return 0;
-    }
-  };
-  const total = [pid, ...childrenOf(pid)].reduce((n, p) => n + ticks(p), 0);
-  return (total * 1_000_000) / CLOCK_TICKS;
+  return [pid, ...childrenOf(pid)].reduce((n, p) => {
+    const stat = readProc(`/proc/${p}/stat`);
+    return stat === undefined ? n : n + cpuOfStat(stat);
+  }, 0);
 }
 
 /**
- * The CPU time (user + system, µs) each kind of thread of a process has used so far, from
- * /proc/PID/task/TID/stat, summed by the thread's name (Node 24's): `MainThread` runs JavaScript,
- * V8's platform workers (`V8Worker`) collect garbage and compile beside it, libuv's pool
+ * The CPU time (user + system, µs) each kind of thread of a process has used since `before` (another
+ * call's result; none: since it started), summed by the thread's name (Node 24's): `MainThread` runs
+ * JavaScript, V8's platform workers (`V8Worker`) collect garbage and compile beside it, libuv's pool
  * (`libuv-worker`) does the file system and DNS.
  */
-export function threadCpuMicros(pid: number): Map<string, number> {
+export function threadCpuMicros(pid: number, before?: ReadonlyMap<string, number>): Map<string, number> {
   const byName = new Map<string, number>();
   let tasks: string[] = [];
   try {
@@ -117,28 +125,21 @@ export function threadCpuMicros(pid: number): Map<string, number> {
     return byName;
   }
   for (const tid of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const us = ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-      byName.set(name, (byName.get(name) ?? 0) + us);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    const stat = readProc(`/proc/${pid}/task/${tid}/stat`);
+    if (stat === undefined) continue; // The thread ended between the listing and the read.
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    byName.set(name, (byName.get(name) ?? 0) + cpuOfStat(stat));
   }
+  if (before) for (const [name, us] of byName) byName.set(name, us - (before.get(name) ?? 0));
   return byName;
 }
 
+/** How many answers of each status a run of autocannon counted. */
+export const statusCounts = (result: autocannon.Result) => result.statusCodeStats as unknown as Record<string, { count: number }>;
+
 /** Resident memory of a process and its children (cluster workers), in MB: the largest one. */
 function rssOf(pid: number): number {
-  const rss = (p: number) => {
-    try {
-      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    } catch {
-      return 0;
-    }
-  };
+  const rss = (p: number) => Number(/VmRSS:\s+(\d+)/.exec(readProc(`/proc/${p}/status`) ?? '')?.[1] ?? 0) / 1024;
   return Math.max(rss(pid), ...childrenOf(pid).map(rss));
 }
 
@@ -166,13 +167,11 @@ export async function measure(server: ServerProcess, scenario: Scenario, key: st
   const cpu = cpuMicros(pid) - cpuBefore;
   clearInterval(sampler);
   rssMb = Math.max(rssMb, rssOf(pid));
-  const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const byStatus = statusCounts(result);
   const answered = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
   const unexpected = Object.entries(byStatus).reduce((n, [code, s]) => (Number(code) === scenario.expected ? n : n + s.count), 0);
   if (threadsBefore) {
-    const threads = [...threadCpuMicros(pid)].map(
-      ([name, us]) => `${name} ${((us - (threadsBefore.get(name) ?? 0)) / Math.max(1, answered)).toFixed(0)}`,
-    );
+    const threads = [...threadCpuMicros(pid, threadsBefore)].map(([name, us]) => `${name} ${(us / Math.max(1, answered)).toFixed(0)}`);
     process.stderr.write(
       `${new Date().toISOString()} ${scenario.name} pid ${pid} ${JSON.stringify(byStatus)} µs/request by thread: ${threads.join(', ')}\n`,
     );

@@ -30,7 +30,7 @@ import {
   startServerProcess,
 } from '../lib/processes';
 import { seedSampleAnimals } from '../db/sampleAnimals';
-import { SCENARIOS, type Scenario, threadCpuMicros } from './measure';
+import { SCENARIOS, type Scenario, statusCounts, threadCpuMicros } from './measure';
 import { MCP_TOOL_CALL } from './mcp';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
@@ -172,50 +172,27 @@ function attribute(profile: CpuProfile, seconds: number) {
 
 /** The statuses a run was answered with, and how many of each (`200 × 110,726`): a profile of the wrong answer says so. */
 function statusesOf(result: autocannon.Result): string {
-  const byStatus = result.statusCodeStats as unknown as Record<string, { count: number }>;
-  const parts = Object.entries(byStatus).map(([code, s]) => `${code} × ${s.count.toLocaleString('en')}`);
+  const parts = Object.entries(statusCounts(result)).map(([code, s]) => `${code} × ${s.count.toLocaleString('en')}`);
   const failed = result.errors + result.timeouts;
   return [...parts, ...(failed ? [`${failed} errors or timeouts`] : [])].join(', ') || 'no answers';
 }
 
-async function profileOne(
+/**
+ * One scenario's loaded window on a fresh server: `start` is started (under `--cpu-prof` with `profiled`),
+ * loaded with `scenario` for 3 s of warm-up, then for `o.duration` seconds, and stopped. Returns the
+ * process's CPU by thread over the loaded window and, with `profiled`, its CPU profile.
+ */
+async function loadedWindow(
   start: string[],
   env: NodeJS.ProcessEnv,
   scenario: Scenario,
   key: string,
-  o: { duration: number; pets: number; connections: number },
-): Promise<{ profile: CpuProfile; requests: number; statuses: string }> {
+  o: { duration: number; pets: number; connections: number; profiled: boolean },
+): Promise<{ profile: CpuProfile | undefined; threads: Map<string, number>; requests: number; statuses: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-profile-'));
   const [node = process.execPath, ...rest] = start;
-  const server: ServerProcess = await startServerProcess([node, '--cpu-prof', `--cpu-prof-dir=${dir}`, ...rest], env, {
-    logFile: path.join(dir, 'server.log'),
-  });
-  try {
-    const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
-    const url = `${new URL(server.baseUrl).origin}${requestPath}`;
-    await autocannon({ url, connections: o.connections, duration: 3, ...options });
-    const result = await autocannon({ url, connections: o.connections, duration: o.duration, ...options });
-    await server.stop();
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) throw new Error(`no profile was written:\n${server.output()}`);
-    const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
-    return { profile, requests: result.requests.total, statuses: statusesOf(result) };
-  } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The process's CPU per request by thread (no profiler), over the loaded window of `scenario`. */
-async function threadsOne(
-  start: string[],
-  env: NodeJS.ProcessEnv,
-  scenario: Scenario,
-  key: string,
-  o: { duration: number; pets: number; connections: number },
-): Promise<{ threads: Map<string, number>; requests: number; statuses: string }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-threads-'));
-  const server: ServerProcess = await startServerProcess(start, env, { logFile: path.join(dir, 'server.log') });
+  const profiler = o.profiled ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const server: ServerProcess = await startServerProcess([node, ...profiler, ...rest], env, { logFile: path.join(dir, 'server.log') });
   try {
     const pid = server.child.pid as number;
     const { path: requestPath = '', ...options } = scenario.request(key, o.pets);
@@ -223,9 +200,15 @@ async function threadsOne(
     await autocannon({ url, connections: o.connections, duration: 3, ...options });
     const before = threadCpuMicros(pid);
     const result = await autocannon({ url, connections: o.connections, duration: o.duration, ...options });
-    const after = threadCpuMicros(pid);
-    const threads = new Map([...after].map(([name, us]) => [name, us - (before.get(name) ?? 0)]));
-    return { threads, requests: result.requests.total, statuses: statusesOf(result) };
+    const threads = threadCpuMicros(pid, before);
+    await server.stop();
+    let profile: CpuProfile | undefined;
+    if (o.profiled) {
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) throw new Error(`no profile was written:\n${server.output()}`);
+      profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    }
+    return { profile, threads, requests: result.requests.total, statuses: statusesOf(result) };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -268,21 +251,25 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(
       `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario at ${connections} connections\n`,
     );
+    const threadsOnly = argv.includes('--threads');
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
-      if (argv.includes('--threads')) {
-        const { threads, requests, statuses } = await threadsOne(start, env, scenario, key, { duration, pets, connections });
+      const { profile, threads, requests, statuses } = await loadedWindow(start, env, scenario, key, {
+        duration,
+        pets,
+        connections,
+        profiled: !threadsOnly,
+      });
+      const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
+      if (!profile) {
         const total = [...threads.values()].reduce((a, b) => a + b, 0);
-        const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
         process.stdout.write(`\n## ${scenario.name}: ${requests} requests (${statuses}), ${us(total)} µs of process CPU per request\n\n`);
         process.stdout.write('| thread | µs/request | share |\n|---|---|---|\n');
         for (const [name, t] of [...threads].sort((a, b) => b[1] - a[1]))
           if (t > 0) process.stdout.write(`| ${name} | ${us(t)} | ${((100 * t) / total).toFixed(1)}% |\n`);
         continue;
       }
-      const { profile, requests, statuses } = await profileOne(start, env, scenario, key, { duration, pets, connections });
       const { busy, parts, functions, owners } = attribute(profile, duration);
-      const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
       process.stdout.write(`\n## ${scenario.name}: ${requests} requests (${statuses}), ${us(busy)} µs of sampled CPU per request\n\n`);
       process.stdout.write('| part | µs/request | share |\n|---|---|---|\n');
       for (const [part, t] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, top))
