@@ -1,19 +1,16 @@
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInThisContext } from 'node:vm';
 import { createHttpServer } from '../../../src/http/server';
 import { API_KEY, type TestApp, startTestApp } from '../../support/harness';
 
 // The server production runs makes each request and response with the app's prototypes from
 // the start, so that express's per-request Object.setPrototypeOf finds them set (src/http/server.ts).
+// That they keep fast properties is asked of a fresh server process (test/system/process/serverObjects.test.ts):
+// asked here, in a jest worker whose V8 had run other test files before this one, it once answered no (in CI).
 let t: TestApp;
 let server: Server;
 let origin: string;
-const born: { request: boolean; response: boolean; instances: boolean; fast: boolean }[] = [];
-// V8's own answer to whether an object keeps its properties in its shape (fast) or in a hash table (dictionary mode).
-setFlagsFromString('--allow-natives-syntax');
-const hasFastProperties = runInThisContext('(object) => %HasFastProperties(object)') as (object: object) => boolean;
+const born: { request: boolean; response: boolean; instances: boolean }[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   server = createHttpServer(t.app, { headersTimeoutMs: 2_000, requestTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
@@ -23,7 +20,6 @@ beforeAll(async () => {
       request: Object.getPrototypeOf(req) === t.app.prototypes.request,
       response: Object.getPrototypeOf(res) === t.app.prototypes.response,
       instances: req instanceof IncomingMessage && res instanceof ServerResponse,
-      fast: hasFastProperties(req) && hasFastProperties(res),
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -34,10 +30,10 @@ afterAll(async () => {
   await t.close();
 });
 
-test("when the server makes a request and its response, then they are born with the app's prototypes, are still Node's, and have fast properties", async () => {
+test("when the server makes a request and its response, then they are born with the app's prototypes, and are still Node's", async () => {
   born.length = 0;
   await fetch(`${origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  expect(born).toEqual([{ request: true, response: true, instances: true, fast: true }]);
+  expect(born).toEqual([{ request: true, response: true, instances: true }]);
 });
 
 test('when requests are answered on objects born that way, then every kind of answer is whole', async () => {
