@@ -44,45 +44,72 @@ function changesWhenParsed(token: string): boolean {
   return exact === undefined || exact !== BigInt(n);
 }
 
-/** Where the scan stands inside one object or array: the key of the value being read, or its index. */
-type Level = { key: string | undefined } | { index: number };
+/**
+ * Where the scan stands inside one object or array: where the key of the value being read starts and
+ * ends in the text (read as a string only for a refusal), or the value's index.
+ */
+type Level = { keyAt: number; keyEnd: number } | { index: number };
+
+// The characters the scan looks for, as the UTF-16 code units it reads.
+const code = (c: string): number => c.charCodeAt(0);
+const [QUOTE, BACKSLASH, COLON, COMMA, MINUS, ZERO, NINE] = [code('"'), code('\\'), code(':'), code(','), code('-'), code('0'), code('9')];
+const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [code('['), code(']'), code('{'), code('}')];
+/** Integers of at most 15 digits are below 2^53: JSON.parse keeps every one of them exactly. */
+const ALWAYS_EXACT_DIGITS = 15;
+
+/** The object key a level's value is read under, decoded (`undefined` in an array, or before the key's colon). */
+function keyOf(text: string, level: Level | undefined): string | undefined {
+  if (!level || !('keyAt' in level) || level.keyAt < 0) return undefined;
+  return JSON.parse(text.slice(level.keyAt, level.keyEnd)) as string;
+}
 
 /**
  * One pass over valid JSON text, outside its strings: the first number token JSON.parse would
  * change (with the object key it is the value of, when there is one, and its JSON Pointer), or
- * that the text nests deeper than BODY_MAX_DEPTH.
+ * that the text nests deeper than BODY_MAX_DEPTH. A plain integer of up to 15 digits, the commonest
+ * number, is stepped over without being read as a token; keys are read as text only for a refusal.
  */
 function scanJson(text: string): { token: string; key?: string; pointer: string; position: number } | 'too deep' | undefined {
-  let lastString: string | undefined;
+  let stringAt = -1;
+  let stringEnd = -1;
   const levels: Level[] = [];
-  const top = () => levels[levels.length - 1];
   for (let i = 0; i < text.length; i++) {
-    const c = text.charAt(i);
-    if (c === '"') {
-      const start = i;
-      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      lastString = text.slice(start, i + 1);
-    } else if (c === ':') {
-      const level = top();
-      if (level && 'key' in level) level.key = lastString === undefined ? undefined : (JSON.parse(lastString) as string);
-    } else if (c === '-' || (c >= '0' && c <= '9')) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      stringAt = i;
+      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+      stringEnd = i + 1;
+    } else if (c === COLON) {
+      const level = levels[levels.length - 1];
+      if (level && 'keyAt' in level) {
+        level.keyAt = stringAt;
+        level.keyEnd = stringEnd;
+      }
+    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+      let end = c === MINUS ? i + 1 : i;
+      while (end < text.length && text.charCodeAt(end) >= ZERO && text.charCodeAt(end) <= NINE) end++;
+      const next = text.charAt(end);
+      const digits = end - (c === MINUS ? i + 1 : i);
+      if (digits <= ALWAYS_EXACT_DIGITS && next !== '.' && next !== 'e' && next !== 'E') {
+        i = end - 1;
+        continue;
+      }
       NUMBER.lastIndex = i;
-      const token = NUMBER.exec(text)?.[0] ?? c;
+      const token = NUMBER.exec(text)?.[0] ?? text.charAt(i);
       if (changesWhenParsed(token)) {
-        const level = top();
-        const pointer = levels.map((l) => `/${'key' in l ? pointerToken(l.key ?? '') : l.index}`).join('');
-        return { token, key: level && 'key' in level ? level.key : undefined, pointer, position: i };
+        const pointer = levels.map((l) => `/${'keyAt' in l ? pointerToken(keyOf(text, l) ?? '') : l.index}`).join('');
+        return { token, key: keyOf(text, levels[levels.length - 1]), pointer, position: i };
       }
       i += token.length - 1;
-    } else if (c === '[' || c === '{') {
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (levels.length + 1 > BODY_MAX_DEPTH) return 'too deep';
-      levels.push(c === '[' ? { index: 0 } : { key: undefined });
-    } else if (c === ']' || c === '}') {
+      levels.push(c === OPEN_ARRAY ? { index: 0 } : { keyAt: -1, keyEnd: -1 });
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       levels.pop();
-    } else if (c === ',') {
-      const level = top();
+    } else if (c === COMMA) {
+      const level = levels[levels.length - 1];
       if (level && 'index' in level) level.index += 1;
-      else if (level) level.key = undefined;
+      else if (level) level.keyAt = -1;
     }
   }
   return undefined;
@@ -132,7 +159,8 @@ export function parseJsonExactly(text: string): unknown {
       detail: `The number ${inexact.token} ${where} cannot be represented exactly: integers must lie between -9007199254740991 and 9007199254740991`,
     });
   }
-  const surrogateAt = findLoneSurrogate(value, [], '');
+  // A lone surrogate in a parsed string is in the text itself or written as a `\u` escape: otherwise none is looked for.
+  const surrogateAt = text.includes('\\u') || LONE_SURROGATE.test(text) ? findLoneSurrogate(value, [], '') : undefined;
   if (surrogateAt !== undefined) {
     const where = surrogateAt.keys.length === 0 ? 'The request body' : `Body property '${surrogateAt.keys.join('.')}'`;
     throw invalidField('validation_failed', {
