@@ -7,9 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import {
   CallToolRequestSchema,
   type CallToolResult,
-  JSONRPCMessageSchema,
+  JSONRPCRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
-  isJSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBody';
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
@@ -27,8 +26,9 @@ export function plainToolCall(headers: IncomingHttpHeaders, body: unknown, tools
   const version = headers['mcp-protocol-version'];
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
-  const message = (body as { method?: unknown } | null)?.method === 'tools/call' ? JSONRPCMessageSchema.safeParse(body) : undefined;
-  if (!message?.success || !isJSONRPCRequest(message.data)) return undefined;
+  // A message the transport takes (its JSON-RPC message schema, a union whose request member is this) that is a request.
+  const message = (body as { method?: unknown } | null)?.method === 'tools/call' ? JSONRPCRequestSchema.safeParse(body) : undefined;
+  if (!message?.success) return undefined;
   const call = CallToolRequestSchema.safeParse(message.data);
   const tool = call.success && call.data.params.task === undefined ? tools.get(call.data.params.name) : undefined;
   return tool && call.success ? { id: message.data.id, tool, arguments: call.data.params.arguments ?? {} } : undefined;
