@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { type RequestRecorder, recordResponse } from '../ops/requestLog';
+import { type RequestRecorder, recordResponse, setEveryResponseHeaders, withEveryResponseHeaders } from '../ops/requestLog';
 import { withinSpan } from '../ops/tracing';
 import type { CorsHandler } from './cors';
 import { type RequestCore, splitTarget } from './core';
@@ -39,18 +39,21 @@ export const served = (rest: Express, listener: (req: IncomingMessage, res: Serv
 type Locals = Express.Locals;
 
 /**
- * The one listener of the API's server. Every request first gets what every answer carries: its
- * id, nosniff and its record (`recordResponse`), and one valid Host (`hostProblem`). Then a
- * request for the API or a probe (`core.claims`) goes through CORS to the request core; anything
- * else goes to `rest`, the express app, with the request's facts as its `res.locals` (express
- * keeps a `res.locals` it finds, as it does for a mounted app), where its routes leave what they
- * learn for the log line.
+ * The one listener of the API's server. Every request first gets its id and its record
+ * (`recordResponse`), and one valid Host (`hostProblem`). Then a request for the API or a probe
+ * (`core.claims`) goes through CORS to the request core, whose reply is written in one call with
+ * every response's headers among its own; anything else goes to `rest`, the express app, with the
+ * request's facts as its `res.locals` (express keeps a `res.locals` it finds, as it does for a
+ * mounted app), where its routes leave what they learn for the log line. Whatever a response is
+ * written by header by header (express, CORS, a refusal, a fault) gets every response's headers first.
  */
 export function apiListener({ core, record, cors, rest }: ListenerDeps): RequestListener {
+  const fault = (req: IncomingMessage, res: ServerResponse, locals: Locals, err: unknown) => {
+    if (!res.headersSent) setEveryResponseHeaders(res, locals.requestId);
+    if (!replyToFault(req, res, locals, err)) res.destroy();
+  };
   const answer = (req: IncomingMessage, res: ServerResponse, locals: Locals) => {
-    answerByCore(core, req, res, locals).catch((err: unknown) => {
-      if (!replyToFault(req, res, locals, err)) res.destroy();
-    });
+    answerByCore(core, req, res, locals).catch((err: unknown) => fault(req, res, locals, err));
   };
   return (req, res) => {
     const locals = {} as Locals;
@@ -60,17 +63,22 @@ export function apiListener({ core, record, cors, rest }: ListenerDeps): Request
       // A failure of a step is answered as express would answer it: the Error body.
       try {
         const problem = hostProblem(req);
-        if (problem !== undefined) return refuseHost(res, problem);
+        if (problem !== undefined) {
+          setEveryResponseHeaders(res, requestId);
+          return refuseHost(res, problem);
+        }
         if (!core.claims(splitTarget(req.url ?? '').path)) {
+          setEveryResponseHeaders(res, requestId);
           (res as ServerResponse & { locals: Locals }).locals = locals;
           rest(req, res);
           return;
         }
         if (!cors) return answer(req, res, locals);
+        setEveryResponseHeaders(res, requestId);
         // As express reads a middleware's `next(err)`: anything falsy (the cors package passes null) goes on.
-        cors(req, res, (err?: unknown) => (err ? replyToFault(req, res, locals, err) : answer(req, res, locals)));
+        cors(req, res, (err?: unknown) => (err ? fault(req, res, locals, err) : answer(req, res, locals)));
       } catch (err) {
-        if (!replyToFault(req, res, locals, err)) res.destroy();
+        fault(req, res, locals, err);
       }
     };
     withinSpan(span, steps);
@@ -93,7 +101,8 @@ async function answerByCore(core: RequestCore, req: IncomingMessage, res: Server
   Object.assign(locals, facts);
   // Answered before the body was read (a 401, a 413): the connection may have to close after it.
   closeIfBodyLeft(req, res);
-  res.statusCode = reply.status;
-  for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
+  // One call with every header, as Node's writeHead takes them when none was set before: no header is
+  // stored one by one to be written out afterwards. (Set before, by CORS or by closeIfBodyLeft, they are merged.)
+  res.writeHead(reply.status, withEveryResponseHeaders(reply.headers, locals.requestId));
   res.end(reply.body);
 }

@@ -101,9 +101,25 @@ export function createRequestRecorder({ logger, requestLine, metrics, countedByC
 }
 
 /**
- * What every response gets, whichever door answers it: the request id and the security header
- * on the response, its record started, and its finish once the response closes, from `facts`
- * as the door has filled them by then. Gives the request's id and its span.
+ * The headers every response carries, whichever door answers it, put on a response's headers: the
+ * request's id, and nosniff, since a JSON API's responses are never to be sniffed as something else.
+ */
+export function withEveryResponseHeaders(headers: Record<string, string>, requestId: string): Record<string, string> {
+  headers['X-Content-Type-Options'] = 'nosniff';
+  headers['X-Request-Id'] = requestId;
+  return headers;
+}
+
+/** The same, set on a response that its door writes header by header (express's routes, and the refusals). */
+export function setEveryResponseHeaders(res: ServerResponse, requestId: string): void {
+  for (const [name, value] of Object.entries(withEveryResponseHeaders({}, requestId))) res.setHeader(name, value);
+}
+
+/**
+ * What every request gets, whichever door answers it: its id (a caller's X-Request-Id when it is a
+ * plain token, otherwise a new one), its record started, and its finish once the response closes,
+ * from `facts` as the door has filled them by then. Gives the request's id and its span; the door
+ * puts `withEveryResponseHeaders` on its response.
  */
 export function recordResponse(
   record: RequestRecorder,
@@ -111,11 +127,7 @@ export function recordResponse(
   res: ServerResponse,
   facts: RequestFacts,
 ): { requestId: string; span: RequestTrace | undefined } {
-  // A JSON API's responses are never to be sniffed as something else.
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  // A caller's X-Request-Id is kept when it is a plain token; otherwise one is made. Either way it is echoed back.
   const requestId = requestIdOf(req.headers['x-request-id']);
-  res.setHeader('X-Request-Id', requestId);
   const { method = '', headers, httpVersion, socket } = req;
   const url = req.url ?? '';
   const at = url.indexOf('?');
@@ -134,6 +146,7 @@ export function recordResponse(
 export function requestLog(record: RequestRecorder): RequestHandler {
   return (req, res, next) => {
     const { requestId, span } = recordResponse(record, req, res, res.locals);
+    setEveryResponseHeaders(res, requestId);
     res.locals.requestId = requestId;
     withinSpan(span, next);
   };

@@ -1,7 +1,8 @@
-import { auth, buildNewPet, testAppForFile } from '../../support/harness';
+import { auth, buildNewPet, startTestApp, testAppForFile } from '../../support/harness';
 
 // What every answer carries, whoever answers it: the request core, a probe, or the routes outside the contract.
 const t = testAppForFile();
+const REQUEST_ID = /^[0-9a-f-]{36}$/;
 
 describe('security headers for a JSON API', () => {
   test.each([
@@ -16,6 +17,7 @@ describe('security headers for a JSON API', () => {
     async (_what, call, status) => {
       const res = await call().expect(status);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['x-powered-by']).toBeUndefined();
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -39,8 +41,36 @@ describe('security headers for a JSON API', () => {
     },
   );
 
-  test('when the contract is fetched, then it carries nosniff too', async () => {
-    const res = await t.api.get('/openapi.json').expect(200);
+  test.each([
+    ['the contract is fetched (express)', () => t.api.get('/openapi.json'), 200],
+    ['a path nobody serves is asked for (express)', () => t.api.get('/nothing-here'), 404],
+    ['a request with an invalid Host is refused', () => t.api.get('/v1/pets').set('Host', 'bad host'), 400],
+  ])('when %s, then the answer carries nosniff and a request id too', async (_what, call, status) => {
+    const res = await call().expect(status);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+  });
+
+  test('when CORS answers first (a preflight) or goes on to the core, then both answers carry nosniff and a request id', async () => {
+    const app = await startTestApp({ corsOrigins: ['https://app.example'] });
+    try {
+      const origin = { Origin: 'https://app.example' };
+      const preflight = await app.api
+        .options('/v1/pets')
+        .set({ ...origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'Authorization' })
+        .expect(204);
+      const read = await app.api
+        .get('/v1/pets')
+        .set({ ...origin, ...auth() })
+        .expect(200);
+      for (const res of [preflight, read]) {
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+      }
+      expect(read.headers['access-control-allow-origin']).toBe('https://app.example');
+      expect(read.headers.etag).toBeDefined();
+    } finally {
+      await app.close();
+    }
   });
 });
