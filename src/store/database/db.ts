@@ -134,29 +134,37 @@ export function onlyRow<T>(rows: readonly T[], statement: string): T {
  * a transaction that writes goes through `commitWithin`, so that a write
  * answered as failed never commits afterwards.
  */
-export async function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, deadline: Deadline = requestDeadline()): Promise<T> {
+export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, deadline: Deadline = requestDeadline()): Promise<T> {
   const ms = deadline - Date.now();
   // A postgres.js query is sent when first awaited: one past the deadline is never sent.
   if (ms <= 0) {
     if (!('cancel' in query)) query.catch(() => {});
-    throw new DeadlineExceededError();
+    return Promise.reject(new DeadlineExceededError());
   }
-  let timer: NodeJS.Timeout | undefined;
-  const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  // One promise, settled by whichever comes first: the query's outcome or the deadline. The query is
+  // counted among those in flight until then.
+  return new Promise<T>((resolve, reject) => {
+    inFlight += 1;
+    let settled = false;
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      inFlight -= 1;
+      clearTimeout(timer);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      if (!settle()) return;
       // The cancel request goes over a new connection, which fails when the server has gone away
       // meanwhile: the query is answered by its deadline either way (patches/README.md).
       const cancelling = query.cancel?.();
       if (cancelling instanceof Promise) cancelling.catch(() => {});
-      query.catch(() => {});
       reject(new DeadlineExceededError());
     }, ms);
+    // Sends a postgres.js query; its outcome after the deadline is let go. It rejects with the driver's errors.
+    query.then(
+      (value) => settle() && resolve(value),
+      (err: unknown) => settle() && reject(asUnavailable(err) as Error),
+    );
   });
-  try {
-    return await counted(() => Promise.race([query, expiry]));
-  } catch (err) {
-    throw asUnavailable(err);
-  } finally {
-    clearTimeout(timer);
-  }
 }

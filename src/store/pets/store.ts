@@ -162,18 +162,23 @@ export function createPetStore(
   }: PetStoreOptions,
 ): PetStore {
   const group = createGroupCommitter(sql, groupCommit);
-  // Read once, on the first list, and kept; a failed read is tried again by the next list.
+  // Read once, on the first list, and kept; a failed read is tried again by the next list. Once read,
+  // it is taken as it is: no list waits a turn of the event loop's microtasks for a promise long settled.
   let codec: Promise<CursorCodec> | undefined;
+  let loaded: CursorCodec | undefined;
   const cursors = (deadline: Deadline | undefined) =>
-    (codec ??= loadCursorCodec(sql, deadline).catch((err: unknown) => {
-      codec = undefined;
-      throw err;
-    }));
+    (codec ??= loadCursorCodec(sql, deadline).then(
+      (read) => (loaded = read),
+      (err: unknown) => {
+        codec = undefined;
+        throw err;
+      },
+    ));
 
   return {
     async list({ limit, status, categoryId, cursor }, deadline) {
       assertReady();
-      const codecNow = await cursors(deadline);
+      const codecNow = loaded ?? (await cursors(deadline));
       let afterId = 0;
       if (cursor !== undefined) {
         const position = codecNow.decode(cursor);
