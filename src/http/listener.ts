@@ -44,8 +44,8 @@ type Locals = Express.Locals;
  * (`core.claims`) goes through CORS to the request core, whose reply is written in one call with
  * every response's headers among its own; anything else goes to `rest`, the express app, with the
  * request's facts as its `res.locals` (express keeps a `res.locals` it finds, as it does for a
- * mounted app), where its routes leave what they learn for the log line. Whatever a response is
- * written by header by header (express, CORS, a refusal, a fault) gets every response's headers first.
+ * mounted app), where its routes leave what they learn for the log line. A response written header
+ * by header (by express, CORS, a refusal or a fault) gets every response's headers first.
  */
 export function apiListener({ core, record, cors, rest }: ListenerDeps): RequestListener {
   const fault = (req: IncomingMessage, res: ServerResponse, locals: Locals, err: unknown) => {
