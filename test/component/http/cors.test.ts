@@ -50,6 +50,15 @@ describe('CORS_ORIGINS=https://app.example.com,http://localhost:5173', () => {
     });
   });
 
+  test('when CORS answers a preflight itself or lets a request go on to the core, then both answers carry nosniff and a request id', async () => {
+    const answers = [await preflight(t, APP).expect(204), await t.api.get('/v1/pets').set(auth()).set('Origin', APP).expect(200)];
+    for (const res of answers) {
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(answers[1]?.headers['access-control-allow-origin']).toBe(APP);
+  });
+
   test.each([
     ['a list', (t: TestApp) => t.api.get('/v1/pets').set(auth()), 200],
     ['a create', (t: TestApp) => t.api.post('/v1/pets').set(auth()).send(buildNewPet()), 201],

@@ -1,6 +1,7 @@
-import { auth, buildNewPet, startTestApp, testAppForFile } from '../../support/harness';
+import { auth, buildNewPet, testAppForFile } from '../../support/harness';
 
-// What every answer carries, whoever answers it: the request core, a probe, or the routes outside the contract.
+// What every answer carries, whoever answers it: the request core, a probe, or the routes outside the contract
+// (through CORS too: cors.test.ts).
 const t = testAppForFile();
 const REQUEST_ID = /^[0-9a-f-]{36}$/;
 
@@ -49,28 +50,5 @@ describe('security headers for a JSON API', () => {
     const res = await call().expect(status);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
-  });
-
-  test('when CORS answers first (a preflight) or goes on to the core, then both answers carry nosniff and a request id', async () => {
-    const app = await startTestApp({ corsOrigins: ['https://app.example'] });
-    try {
-      const origin = { Origin: 'https://app.example' };
-      const preflight = await app.api
-        .options('/v1/pets')
-        .set({ ...origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'Authorization' })
-        .expect(204);
-      const read = await app.api
-        .get('/v1/pets')
-        .set({ ...origin, ...auth() })
-        .expect(200);
-      for (const res of [preflight, read]) {
-        expect(res.headers['x-content-type-options']).toBe('nosniff');
-        expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
-      }
-      expect(read.headers['access-control-allow-origin']).toBe('https://app.example');
-      expect(read.headers.etag).toBeDefined();
-    } finally {
-      await app.close();
-    }
   });
 });
