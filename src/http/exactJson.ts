@@ -86,11 +86,11 @@ function scanJson(text: string): { token: string; key?: string; pointer: string;
         level.keyEnd = stringEnd;
       }
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-      let end = c === MINUS ? i + 1 : i;
+      const digitsAt = c === MINUS ? i + 1 : i;
+      let end = digitsAt;
       while (end < text.length && text.charCodeAt(end) >= ZERO && text.charCodeAt(end) <= NINE) end++;
       const next = text.charAt(end);
-      const digits = end - (c === MINUS ? i + 1 : i);
-      if (digits <= ALWAYS_EXACT_DIGITS && next !== '.' && next !== 'e' && next !== 'E') {
+      if (end - digitsAt <= ALWAYS_EXACT_DIGITS && next !== '.' && next !== 'e' && next !== 'E') {
         i = end - 1;
         continue;
       }

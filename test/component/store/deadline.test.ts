@@ -1,4 +1,4 @@
-import { type Sql, connect, withDeadline } from '../../../src/store/database/db';
+import { type Sql, connect, queriesInFlight, withDeadline } from '../../../src/store/database/db';
 import { DatabaseUnavailableError, DeadlineExceededError } from '../../../src/store/errors';
 import { type TestDatabase, freshDatabase } from '../../support/databases';
 import { type Proxy, proxyTo } from '../../support/proxy';
@@ -58,5 +58,28 @@ const embedded = process.env.TEST_DB_MODE === 'embedded';
       await expect(withDeadline(sql`SELECT 1 AS one`, Date.now() + 3_000)).rejects.toBeInstanceOf(DatabaseUnavailableError);
     });
     expect(unhandled).toEqual([]);
+  });
+  test('when a query is answered, fails, or outlives its deadline, then it is counted in flight until then, once, even when it settles after its deadline', async () => {
+    const sql = connect(db.url, { max: 2 });
+    try {
+      const before = queriesInFlight();
+      const answered = withDeadline(sql<{ one: number }[]>`SELECT 1 AS one`, Date.now() + 3_000);
+      expect(queriesInFlight()).toBe(before + 1);
+      expect(await answered).toEqual([{ one: 1 }]);
+      expect(queriesInFlight()).toBe(before);
+
+      // The driver's own error, not a deadline: division by zero.
+      await expect(withDeadline(sql`SELECT 1 / 0`, Date.now() + 3_000)).rejects.toMatchObject({ code: '22012' });
+      expect(queriesInFlight()).toBe(before);
+
+      const slow = sql`SELECT pg_sleep(1)`;
+      await expect(withDeadline(slow, Date.now() + 100)).rejects.toBeInstanceOf(DeadlineExceededError);
+      expect(queriesInFlight()).toBe(before);
+      // The query's own outcome (cancelled by the deadline) comes after: it is not counted out a second time.
+      await slow.catch(() => undefined);
+      expect(queriesInFlight()).toBe(before);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
   });
 });
