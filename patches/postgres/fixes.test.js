@@ -1,5 +1,6 @@
 
 import { AsyncLocalStorage } from 'async_hooks'
+import { spawnSync } from 'child_process'
 
 /*
  * The fixes of animal-store-api's patches/postgres+3.4.9+NNN+*.patch, one or more tests each, as the
@@ -412,4 +413,26 @@ t('A statement sent on a reserved connection as its socket\'s error is handled f
   await db.end()
   proxy.close()
   return ['ECONNRESET CONNECTION_CLOSED 1', error + ' ' + result + ' ' + x]
+})
+
+// 020
+t('Queries that never run (fragments) are collected young', async() => {
+  // A child process makes 400,000 fragments, none of them ever sent, and reports what its young
+  // collections moved to the old generation: a fragment that lives no longer than its line should not be.
+  const child = spawnSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', `
+    const { default: postgres } = await import(${JSON.stringify(String(rel('../src/index.js')))})
+    const sql = postgres({ host: '127.0.0.1', port: 1, max: 1 })
+    let made = 0
+    await new Promise(resolve => {
+      const batch = () => {
+        for (let i = 0; i < 1000; i++, made++) sql\`id = \${made} and name = \${'name ' + made}\`
+        made < 400000 ? setImmediate(batch) : resolve()
+      }
+      batch()
+    })
+  `], { encoding: 'utf8' })
+  const scavenges = child.stdout.split('\n').filter(x => x.includes(' gc=s '))
+  const sum = field => scavenges.reduce((acc, x) => acc + Number((x.match(new RegExp(' ' + field + '=(\\d+)')) || [0, 0])[1]), 0)
+  const share = sum('promoted') / sum('allocated')
+  return [true, child.status === 0 && scavenges.length > 0 && share < 0.1]
 })
