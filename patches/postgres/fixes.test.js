@@ -436,3 +436,24 @@ t('Queries that never run (fragments) are collected young', async() => {
   const share = sum('promoted') / sum('allocated')
   return [true, child.status === 0 && scavenges.length > 0 && share < 0.1]
 })
+
+// 021
+t('Queries made in the same tick share one connection', async() => {
+  const sql = postgres({ ...options, max: 4 })
+  // Four connections, open and idle: one query each while all four wait.
+  const opened = await Promise.all([...Array(4)].map(() => sql`select pg_backend_pid() as pid, pg_sleep(0.05)`))
+  const pids = await Promise.all([...Array(4)].map(() => sql`select pg_backend_pid() as pid`))
+  await sql.end()
+  const distinct = xs => new Set(xs.map(([x]) => x.pid)).size
+  return ['4 1', distinct(opened) + ' ' + distinct(pids)]
+})
+
+// 021
+t('Queries made in the same tick leave a connection once it holds max_pipeline', async() => {
+  const sql = postgres({ ...options, max: 4, max_pipeline: 2 })
+  await Promise.all([...Array(4)].map(() => sql`select pg_sleep(0.05)`))
+  // Three to a connection: the one it answers, and two in its pipeline.
+  const pids = await Promise.all([...Array(6)].map(() => sql`select pg_backend_pid() as pid`))
+  await sql.end()
+  return ['2', String(new Set(pids.map(([x]) => x.pid)).size)]
+})
