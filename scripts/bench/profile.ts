@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp] [--connections N] [--threads]
+ * npm run bench:profile [-- --duration S] [--pets N] [--top N] [--contestant product|bare|bare-born|fastify] [--scenario N|mcp] [--connections N] [--threads] [--env NAME=VALUE]…
  *
  * Where a server's CPU goes, scenario by scenario: the built product (as production runs it, as
  * in `npm run bench`), the bare floor (`bare-born`: on the product's server) or fastify is started under
@@ -13,6 +13,7 @@
  * `--scenario mcp`: the product with MCP_ENABLED=true, loaded with the MCP section's tool call (mcp.ts). The profiler's own overhead is in the figures: compare within a table.
  * `--threads`: no profiler; the process's CPU per request by thread over the loaded window (threadCpuMicros), the
  * JavaScript thread apart from V8's garbage collection and compiler workers that a CPU profile does not sample.
+ * `--env NAME=VALUE` (repeatable): a setting of the server's over the bench's, such as `DATABASE_POOL_SIZE=2` or `LOG_LEVEL=warn`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -215,6 +216,18 @@ async function loadedWindow(
   }
 }
 
+/** Each `--env NAME=VALUE`: a setting of the profiled process's over the bench's (a pool size, a feature off). */
+function settingsOf(argv: readonly string[]): Record<string, string> {
+  const settings: Record<string, string> = {};
+  argv.forEach((arg, i) => {
+    if (argv[i - 1] !== '--env') return;
+    const at = arg.indexOf('=');
+    if (at < 1) throw new Error(`--env takes NAME=VALUE, got ${JSON.stringify(arg)}`);
+    settings[arg.slice(0, at)] = arg.slice(at + 1);
+  });
+  return settings;
+}
+
 async function main(argv: string[]): Promise<number> {
   const adminUrl = scratchServerUrl('bench:profile');
   if (!adminUrl) return 2;
@@ -245,6 +258,7 @@ async function main(argv: string[]): Promise<number> {
       VALIDATE_RESPONSES: 'off',
       PORT: '0',
       MCP_ENABLED: String(mcp),
+      ...settingsOf(argv),
     };
     const start =
       contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
