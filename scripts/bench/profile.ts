@@ -120,10 +120,29 @@ function ownerOf(parts: string[]): string {
   return parts[0] === 'garbage collection' ? 'garbage collection' : "node's own (http, net, timers) and V8 called by it";
 }
 
-/** Each profile node's owner (ownerOf), read from its whole stack once per node. */
-function ownersOf(profile: CpuProfile, byId: Map<number, ProfileNode>): (id: number) => string {
+/** Each profile node's parent. */
+function parentsOf(profile: CpuProfile): Map<number, number> {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  return parent;
+}
+
+/** A frame as the function table names it: with its file and line, or for code without a source (native, or made by `new Function`, as fast-json-stringify's serialisers are), the nearest caller that has one. */
+function frameName(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): string {
+  const at = (frame: ProfileNode['callFrame']) => `${frame.url.replace(/^.*\/(node_modules|dist)\//, '')}:${frame.lineNumber + 1}`;
+  const frame = byId.get(id)?.callFrame;
+  if (!frame) return '(unknown)';
+  const name = frame.functionName || '(anonymous)';
+  if (frame.url) return `${name} ${at(frame)}`;
+  for (let up = parent.get(id); up !== undefined; up = parent.get(up)) {
+    const caller = byId.get(up)?.callFrame;
+    if (caller?.url) return `${name} (from ${caller.functionName || '(anonymous)'} ${at(caller)})`;
+  }
+  return name;
+}
+
+/** Each profile node's owner (ownerOf), read from its whole stack once per node. */
+function ownersOf(byId: Map<number, ProfileNode>, parent: Map<number, number>): (id: number) => string {
   const owners = new Map<number, string>();
   return (id) => {
     let known = owners.get(id);
@@ -144,7 +163,8 @@ function ownersOf(profile: CpuProfile, byId: Map<number, ProfileNode>): (id: num
 /** Self time per part and per function, and time per owner, within the last `seconds` of the profile (the loaded window). */
 function attribute(profile: CpuProfile, seconds: number) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const ownerOfNode = ownersOf(profile, byId);
+  const parent = parentsOf(profile);
+  const ownerOfNode = ownersOf(byId, parent);
   let t = profile.startTime;
   const stamps = profile.timeDeltas.map((d) => (t += d));
   const end = stamps[stamps.length - 1] ?? t;
@@ -160,10 +180,10 @@ function attribute(profile: CpuProfile, seconds: number) {
     const node = byId.get(id);
     if (!node || node.callFrame.functionName === '(idle)') return;
     busy += interval;
-    const { url, functionName, lineNumber } = node.callFrame;
+    const { url, functionName } = node.callFrame;
     const part = partOf(url, functionName);
     parts.set(part, (parts.get(part) ?? 0) + interval);
-    const fn = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|dist)\//, '')}:${lineNumber + 1}` : ''}`;
+    const fn = frameName(id, byId, parent);
     functions.set(fn, (functions.get(fn) ?? 0) + interval);
     const owner = ownerOfNode(id);
     owners.set(owner, (owners.get(owner) ?? 0) + interval);

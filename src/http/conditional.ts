@@ -4,12 +4,13 @@ import { hash } from 'node:crypto';
 export const CONDITIONAL_CACHE_CONTROL = 'private, no-cache';
 
 /**
- * A strong entity tag (RFC 9110 §8.8.3) of a representation: its body as sent and its `Link`
- * (a page's next-page link is part of what the client holds), 128 bits of SHA-256 in base64url.
- * The same bytes always give the same tag, on every instance.
+ * A strong entity tag (RFC 9110 §8.8.3) of a representation: its body as sent (its UTF-8 bytes) and
+ * its `Link` (a page's next-page link is part of what the client holds), 128 bits of SHA-256 in
+ * base64url. The same bytes always give the same tag, on every instance.
  */
-export function entityTag(body: string, link: string | undefined): string {
-  return `"${hash('sha256', link === undefined ? body : `${body}\n${link}`, 'base64url').slice(0, 22)}"`;
+export function entityTag(body: Buffer, link: string | undefined): string {
+  const tagged = link === undefined ? body : Buffer.concat([body, Buffer.from(`\n${link}`)]);
+  return `"${hash('sha256', tagged, 'base64url').slice(0, 22)}"`;
 }
 
 // One member of an If-None-Match list: optional W/, then a quoted opaque tag (RFC 9110 §8.8.3: etagc), then a

@@ -104,5 +104,5 @@ async function answerByCore(core: RequestCore, req: IncomingMessage, res: Server
   // One call with every header, as Node's writeHead takes them when none was set before: no header is
   // stored one by one to be written out afterwards. (Set before, by CORS or by closeIfBodyLeft, they are merged.)
   res.writeHead(reply.status, withEveryResponseHeaders(reply.headers, locals.requestId));
-  res.end(reply.body);
+  res.end(reply.bytes ?? reply.body);
 }
