@@ -11,11 +11,10 @@ export const listPets: OperationHandler<'listPets'> = async ({ query, requestPat
   // A cursor this filter did not issue throws InvalidCursorError: a 400, mapped with the other domain errors.
   const page = await pets.list({ limit, status, categoryId, cursor }, deadline);
   if (page.next === undefined) return { status: 200, body: page.pets };
-  const next = new URLSearchParams({
-    limit: String(limit),
-    ...(status && { status }),
-    ...(categoryId !== undefined && { categoryId: String(categoryId) }),
-    cursor: page.next,
-  });
-  return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next.toString()}>; rel="next"` } };
+  // Each value percent-encoded as a query's (validation let through integers, a PetStatus and the cursor's base64url).
+  let next = `limit=${limit}`;
+  if (status) next += `&status=${encodeURIComponent(status)}`;
+  if (categoryId !== undefined) next += `&categoryId=${categoryId}`;
+  next += `&cursor=${encodeURIComponent(page.next)}`;
+  return { status: 200, body: page.pets, headers: { Link: `<${requestPath}?${next}>; rel="next"` } };
 };
