@@ -4,6 +4,7 @@
  * made into the tool's result.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -14,7 +15,7 @@ import { type ErrorBody, type FieldError, errorBody } from '../contract/errorBod
 import type { JsonSchema, McpTool } from '../contract/mcpTools';
 import type { AuthenticatedKey } from '../http/auth';
 import { bytesBody } from '../http/body';
-import type { WrittenReply, ApiRequest } from '../http/core';
+import { type WrittenReply, type ApiRequest, splitTarget } from '../http/core';
 
 /**
  * A single tools/call of a known tool that the SDK's transport and server would take as it is:
@@ -96,13 +97,17 @@ export function requestOf(
 function nextArguments(tool: McpTool, link: string | undefined): Record<string, unknown> | undefined {
   const target = link && /<([^>]+)>\s*;\s*rel="next"/.exec(link)?.[1];
   if (!target) return undefined;
-  const url = new URL(target, 'http://service.invalid');
-  if (url.pathname !== tool.call.path) return undefined;
+  // The link is the core's own: a path on this origin and its query, read as the core reads a request's.
+  const { path, query } = splitTarget(target);
+  if (path !== tool.call.path) return undefined;
+  const values = parseQuery(query);
   const properties = tool.inputSchema.properties as Record<string, JsonSchema>;
   const next: Record<string, unknown> = {};
-  for (const a of tool.call.arguments.filter((arg) => arg.in === 'query')) {
-    const value = url.searchParams.get(a.name);
-    if (value === null) continue;
+  for (const a of tool.call.arguments) {
+    if (a.in !== 'query') continue;
+    const given = values[a.name];
+    const value = Array.isArray(given) ? given[0] : given;
+    if (value === undefined) continue;
     const type = properties[a.argument]?.type;
     next[a.argument] = (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }

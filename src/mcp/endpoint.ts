@@ -55,9 +55,10 @@ const recordTool = (res: Response, name: string) => {
   res.locals.mcpTool = res.locals.mcpTool === undefined ? name : `${res.locals.mcpTool},${name}`;
 };
 
-/** A JSON-RPC message's text as the answer, written as the SDK's transport writes one. */
+/** A JSON-RPC message's text as the answer, written as the SDK's transport writes one (encoded once, its headers in one call). */
 function sendJsonRpc(res: Response, status: number, text: string): void {
-  res.status(status).setHeader('Content-Type', 'application/json').setHeader('Content-Length', Buffer.byteLength(text)).end(text);
+  const bytes = Buffer.from(text);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(bytes.length) }).end(bytes);
 }
 
 /** The JSON-RPC messages of a body: one, or a batch. */
