@@ -50,7 +50,7 @@ import { seedSampleAnimals } from '../db/sampleAnimals';
 import { type LogFile, deepPages, mcpAlone, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
 import { type WebhookLoad, webhookDeliveries } from './webhooks';
-import { type Measurement, SCENARIOS, auth, measureWarm, warmUp } from './measure';
+import { type Measurement, SCENARIOS, auth, joinRuns, measureWarm, warmUp } from './measure';
 import {
   CONTESTANTS,
   type Contestant,
@@ -261,9 +261,10 @@ async function startups(env: NodeJS.ProcessEnv, key: string, o: Options): Promis
  * its CPU per request holds: a fresh process spends its first seconds compiling, and that is no
  * scenario's cost). Then each scenario runs on
  * every contestant in turn, each round and scenario one contestant further along, so that none is
- * always first or last, each measured run right after an unmeasured one (`measureWarm`: a process idle
- * for minutes since its warm-up is dearer for its first seconds). `keyed` sends the managed key, every
- * other contestant the API_KEYS key.
+ * always first or last, half of `o.duration` in that order and half in the reverse one (a drift of the
+ * machine's speed during the turns weighs on every contestant alike), each measured run right after an
+ * unmeasured one (`measureWarm`: a process idle for minutes since its warm-up is dearer for its first
+ * seconds). `keyed` sends the managed key, every other contestant the API_KEYS key.
  */
 async function runAll(
   start: (round: number) => Promise<Record<Contestant, ServerProcess>>,
@@ -284,7 +285,15 @@ async function runAll(
         for (const c of CONTESTANTS) for (const { scenario } of results) await warmUp(servers[c] as ServerProcess, scenario, keyOf(c), o);
       for (const [s, { scenario, runs }] of results.entries()) {
         const order = CONTESTANTS.map((_, i) => CONTESTANTS[(i + round + s) % CONTESTANTS.length] as Contestant);
-        for (const c of order) runs[c].push(await measureWarm(servers[c] as ServerProcess, scenario, keyOf(c), o));
+        // Half of each run in this order, half in the reverse one, joined: the machine's speed drifting while the
+        // contestants take their turns (a minute) weighs on each alike, rather than on the last more than the first.
+        const half = { ...o, duration: o.duration / 2 };
+        const first = new Map<Contestant, Measurement>();
+        for (const c of order) first.set(c, await measureWarm(servers[c] as ServerProcess, scenario, keyOf(c), half));
+        for (const c of [...order].reverse()) {
+          const second = await measureWarm(servers[c] as ServerProcess, scenario, keyOf(c), half);
+          runs[c].push(joinRuns(first.get(c) as Measurement, second));
+        }
         // The rows a scenario inserted are vacuumed now, not by autovacuum during the next scenario's runs.
         if (scenario.database) {
           const admin = connect(dbUrl, { max: 1 });
@@ -355,7 +364,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     out(BENCH_RESULTS_OPENING);
     out('');
     out(
-      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')})${o.warmup > 0 ? `, each measured run right after an unmeasured one of ${o.warmup} s on the same contestant` : ''}, each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), half of each run in that order and half in the reverse one${o.warmup > 0 ? `, each measured run right after an unmeasured one of ${o.warmup} s on the same contestant` : ''}, each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
     const results = await runAll(startAll, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);

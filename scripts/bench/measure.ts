@@ -79,6 +79,23 @@ export interface Measurement {
   rssMb: number;
   /** The server's CPU time (user + system, its workers included) per request answered, in µs. */
   cpuUs: number;
+  /** The requests answered. */
+  answered: number;
+}
+
+/** Two runs of one scenario on one server as one: the CPU over every request answered, the means of req/s and latency, the worst memory. */
+export function joinRuns(a: Measurement, b: Measurement): Measurement {
+  const answered = a.answered + b.answered;
+  return {
+    rps: (a.rps + b.rps) / 2,
+    p50: (a.p50 + b.p50) / 2,
+    p99: (a.p99 + b.p99) / 2,
+    errors: a.errors + b.errors,
+    unexpected: a.unexpected + b.unexpected,
+    rssMb: Math.max(a.rssMb, b.rssMb),
+    cpuUs: (a.cpuUs * a.answered + b.cpuUs * b.answered) / Math.max(1, answered),
+    answered,
+  };
 }
 
 /** Clock ticks per second, the unit of /proc/PID/stat's times. */
@@ -184,6 +201,7 @@ export async function measure(server: ServerProcess, scenario: Scenario, key: st
     unexpected,
     rssMb,
     cpuUs: cpu / Math.max(1, answered),
+    answered,
   };
 }
 
