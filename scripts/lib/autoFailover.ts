@@ -8,8 +8,8 @@ import { childrenOf } from './processes';
 
 const run = promisify(execFile);
 
-/** psql's arguments for one statement on a local server as `postgres`: unaligned rows, stopping at the first error. */
-export const psqlArgs = (port: number, database: string, sql: string): string[] => [
+/** psql's arguments for a local server as `postgres`: unaligned rows, stopping at the first error. */
+const psqlSession = (port: number, database: string): string[] => [
   '-h',
   '127.0.0.1',
   '-p',
@@ -21,9 +21,10 @@ export const psqlArgs = (port: number, database: string, sql: string): string[] 
   '-At',
   '-v',
   'ON_ERROR_STOP=1',
-  '-c',
-  sql,
 ];
+
+/** psql's arguments for one statement on a local server as `postgres` (psqlSession). */
+export const psqlArgs = (port: number, database: string, sql: string): string[] => [...psqlSession(port, database), '-c', sql];
 /** The newest PostgreSQL server's binaries (Debian's postgresql-N-auto-failover matches it). */
 const BIN = (() => {
   const root = '/usr/lib/postgresql';
@@ -148,8 +149,13 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
     services.push({ name, child });
   };
   const ports = { monitor: await quietPort(), node1: await quietPort(), node2: await quietPort() };
-  const psqlOn = (port: number, database: string, sql: string) =>
-    run(`${BIN}/psql`, psqlArgs(port, database, sql)).then((r) => r.stdout.trim());
+  // The statement goes to psql on its standard input, not as an argument: an argument holds at most 128 KiB (spawn
+  // fails with E2BIG), and a check's statement may name every create a run acknowledged.
+  const psqlOn = (port: number, database: string, sql: string) => {
+    const running = run(`${BIN}/psql`, [...psqlSession(port, database), '-f', '-']);
+    running.child.stdin?.end(sql);
+    return running.then((r) => r.stdout.trim());
+  };
   const until = async <T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> => {
     const end = Date.now() + ms;
     for (;;) {
