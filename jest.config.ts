@@ -19,6 +19,7 @@ export const FAULT_FILES = [
   'process/durability.test.ts',
   'process/failover.test.ts',
   'process/faults.test.ts',
+  'process/isolatedPrimary.test.ts',
   'process/keyRevocation.test.ts',
   'process/pooler.test.ts',
   'process/replica.test.ts',

@@ -63,6 +63,11 @@ export interface AutoFailoverCluster {
   performFailover(): Promise<void>;
   /** The node's PostgreSQL (its postmaster and every backend) stopped with SIGSTOP for `ms`, then continued. */
   freeze(node: FailoverNode, ms: number): Promise<void>;
+  /**
+   * The node's pg_autoctl stopped (SIGSTOP), its PostgreSQL left running: the node as the monitor sees it when
+   * it is cut off from the node (nothing reports, nothing demotes it). Returns what continues it.
+   */
+  cutOffKeeper(node: FailoverNode): () => void;
   /** Whether the node takes a write now: an INSERT (into a table of the helper's own) commits within 1 s. */
   acceptsWrites(node: FailoverNode): Promise<boolean>;
   /** SQL through psql on a node (or the monitor), so a test needs no pool across the failover. */
@@ -259,7 +264,7 @@ function controls({ dir, ports, nodes, services, psqlOn, until, states }: Setup)
   };
 }
 
-type FaultNames = 'performFailover' | 'killNode' | 'stopPostgresImmediately' | 'freeze';
+type FaultNames = 'performFailover' | 'killNode' | 'stopPostgresImmediately' | 'freeze' | 'cutOffKeeper';
 
 /** What the cluster can be made to suffer. */
 function faults({ dir, ports, services, psqlOn, until, runAsPostgres }: Setup): Pick<AutoFailoverCluster, FaultNames> {
@@ -304,6 +309,22 @@ function faults({ dir, ports, services, psqlOn, until, runAsPostgres }: Setup): 
       } finally {
         signal('SIGCONT');
       }
+    },
+    cutOffKeeper(n) {
+      const service = services.find((s) => s.name === n.name);
+      if (!service?.child.pid) throw new Error(`${n.name} is not running`);
+      const postgres = new Set(processTree(postmasterOf(dir, n)));
+      const keeper = processTree(service.child.pid).filter((pid) => !postgres.has(pid));
+      const signal = (sig: NodeJS.Signals) =>
+        keeper.forEach((pid) => {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            // Ended meanwhile.
+          }
+        });
+      signal('SIGSTOP');
+      return () => signal('SIGCONT');
     },
     async stopPostgresImmediately(n) {
       // pg_ctl's own wait (-w) watches postmaster.pid, which pg_autoctl may write again at once for the

@@ -95,6 +95,9 @@ const UNAVAILABLE_CODES = new Set([
   '57P03', // cannot_connect_now
   '57014', // query_canceled (statement_timeout)
   '25006', // read_only_sql_transaction: a standby (a failover under way); the connection is dropped
+  // serving_primary() (migration 10): a primary with synchronous standbys configured and none streaming
+  // from it, which a promoted standby may have replaced: it answers no read, and acknowledges no write.
+  'SR503',
   // invalid_sql_statement_name, "prepared statement … does not exist": the statement never ran (its
   // Bind failed). postgres.js prepares it again on a retry, but reports this first error when the
   // retry fails too, as it does on a server going down during a failover (seen in CI: a create's

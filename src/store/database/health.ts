@@ -26,9 +26,12 @@ export function createHealthCheck(
       let row: { version: number; readOnly: boolean };
       try {
         row = onlyRow(
+          // serving_primary() (migration 10, applied before start-up ends) refuses as the reads do on a primary
+          // a standby may have been promoted over; it runs once, as the aggregate's only row is made.
           await withDeadline(
             sql<{ version: number; readOnly: boolean }[]>`
-              SELECT coalesce(max(version), 0)::int AS version, current_setting('transaction_read_only') = 'on' AS "readOnly"
+              SELECT coalesce(max(version), 0)::int AS version, current_setting('transaction_read_only') = 'on' AS "readOnly",
+                serving_primary() AS serving
               FROM schema_migrations`,
             deadline,
           ),
@@ -37,6 +40,13 @@ export function createHealthCheck(
       } catch (err) {
         // 42P01 undefined_table: no migration has ever run here.
         if ((err as { code?: string }).code === '42P01') return { applied: 0, known };
+        if ((err as { code?: string }).code === 'SR503')
+          throw new NotReadyError(
+            'Not ready: database_failover (the primary of DATABASE_URL has no synchronous standby streaming from it)',
+            {
+              cause: err,
+            },
+          );
         if (followsPrimary && isDatabaseUnavailable(err))
           throw new NotReadyError('Not ready: database_failover (no server of DATABASE_URL takes writes now)', { cause: err });
         throw err;

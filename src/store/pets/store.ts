@@ -43,6 +43,7 @@ export interface PetStore {
    * IdempotencyKeyInUseError or IdempotencyKeyReusedError.
    */
   createOnce(pet: NewPet, request: IdempotentRequest, deadline?: Deadline): Promise<{ pet: Pet; replayed: boolean }>;
+  /** Asks serving_primary() as a page does (pageQuery): a 404 from a primary a standby was promoted over would be wrong. */
   get(id: number, deadline?: Deadline): Promise<Pet | undefined>;
 }
 
@@ -84,7 +85,9 @@ async function insertPet(
   // Only the named fields are stored: unknown body properties and a client-sent id never reach SQL.
   // Its `pet.created` event, and a delivery to each enabled endpoint subscribed to it, are written
   // by the same statement (a transactional outbox): they commit with the animal or not at all, in
-  // the same round trip. With no endpoint subscribed, nothing more is written.
+  // the same round trip. With no endpoint subscribed, nothing more is written. On a primary a standby
+  // may have been promoted over, serving_primary() (migration 10) fails the statement: the create is
+  // a 503 before any COMMIT, where its COMMIT would have waited for a standby that is gone.
   const { xid, pid, createdAt, events, ...pet } = onlyRow(
     await q<(Pet & Omit<WriteTransaction, 'row'> & { createdAt: string; events: boolean })[]>`
       WITH pet AS (
@@ -106,7 +109,8 @@ async function insertPet(
         SELECT subscribed.id, event.id FROM subscribed, event
       )
       SELECT ${petColumns(q)}, ${writeColumns(q)}, created_at::text AS "createdAt", EXISTS (SELECT 1 FROM event) AS events
-      FROM pet`,
+      FROM pet
+      WHERE serving_primary()`,
     'INSERT INTO pets',
   );
   return { result: pet, wrote: { xid, pid, row: { table: 'pets', id: pet.id, createdAt } }, events };
@@ -118,6 +122,8 @@ async function insertPet(
  * (the primary key; pets_status_id_idx; pets_category_id_id_idx; pets_category_id_status_id_idx),
  * so a page deep in the catalogue costs what the first does. One statement per combination of
  * filters rather than one with `status = $1 OR $1 IS NULL`, so that each is planned onto its index.
+ * Each asks `serving_primary()` (migration 10) once, before its scan: a primary cut off from its
+ * synchronous standby, which may have been promoted in its place, answers no page (SQLSTATE SR503, a 503).
  */
 function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'categoryId'>, afterId: number, rows: number) {
   if (categoryId === undefined)
@@ -125,26 +131,26 @@ function pageQuery(q: Sql, { status, categoryId }: Pick<PetFilter, 'status' | 'c
       ? q<Pet[]>`
           SELECT ${petColumns(q)}
           FROM pets
-          WHERE id > ${afterId}
+          WHERE id > ${afterId} AND serving_primary()
           ORDER BY id
           LIMIT ${rows}`
       : q<Pet[]>`
           SELECT ${petColumns(q)}
           FROM pets
-          WHERE status = ${status} AND id > ${afterId}
+          WHERE status = ${status} AND id > ${afterId} AND serving_primary()
           ORDER BY id
           LIMIT ${rows}`;
   return status === undefined
     ? q<Pet[]>`
         SELECT ${petColumns(q)}
         FROM pets
-        WHERE category_id = ${categoryId} AND id > ${afterId}
+        WHERE category_id = ${categoryId} AND id > ${afterId} AND serving_primary()
         ORDER BY id
         LIMIT ${rows}`
     : q<Pet[]>`
         SELECT ${petColumns(q)}
         FROM pets
-        WHERE category_id = ${categoryId} AND status = ${status} AND id > ${afterId}
+        WHERE category_id = ${categoryId} AND status = ${status} AND id > ${afterId} AND serving_primary()
         ORDER BY id
         LIMIT ${rows}`;
 }
@@ -241,7 +247,7 @@ export function createPetStore(
           q<Pet[]>`
             SELECT ${petColumns(q)}
             FROM pets
-            WHERE id = ${id}`,
+            WHERE id = ${id} AND serving_primary()`,
           deadline,
         ),
       );
