@@ -41,12 +41,7 @@ export function createHealthCheck(
         // 42P01 undefined_table: no migration has ever run here.
         if ((err as { code?: string }).code === '42P01') return { applied: 0, known };
         if ((err as { code?: string }).code === 'SR503')
-          throw new NotReadyError(
-            'Not ready: database_failover (the primary of DATABASE_URL has no synchronous standby streaming from it)',
-            {
-              cause: err,
-            },
-          );
+          throw new NotReadyError('Not ready: database_failover (no synchronous standby streams from the primary)', { cause: err });
         if (followsPrimary && isDatabaseUnavailable(err))
           throw new NotReadyError('Not ready: database_failover (no server of DATABASE_URL takes writes now)', { cause: err });
         throw err;

@@ -7,8 +7,8 @@
 -- acknowledge a write either (each COMMIT waits for a synchronous standby), so it answers nothing.
 -- A standby (reads routed to a replica), a server without synchronous standbys, and a user who may
 -- not see the standbys' state (pg_read_all_stats, part of pg_monitor) pass: the check cannot tell there.
--- Read statements call it in their WHERE clause: with no column of the row in it, PostgreSQL runs it
--- once, before the scan, whether or not a row matches.
+-- Reads (a page, a get) and a create's statement call it in their WHERE clause: with no column of a
+-- row in it, PostgreSQL runs it once, before the scan, whether or not a row matches.
 CREATE FUNCTION serving_primary() RETURNS boolean LANGUAGE plpgsql STABLE AS $$
 BEGIN
   IF current_setting('synchronous_standby_names') = '' THEN
