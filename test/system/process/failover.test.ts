@@ -23,8 +23,8 @@ const DEADLINE_MS = 5_000;
  * Creates and reads are answered again within this of the fault, timed from the fault's own timestamp
  * (taken as the kill or the stop returns) to the first answer of a request sent after it. The cluster's
  * part is most of it: pg_auto_failover notices a lost primary after node_considered_unhealthy_timeout
- * (3 s, with health checks every 1 s) and holds the promoted one read-only for primary_demote_timeout
- * (2 s: scripts/lib/autoFailover.ts), 6–8 s here on a busy machine; the service's part is bounded
+ * (2 s, with health checks every 1 s) and holds the promoted one read-only for primary_demote_timeout
+ * (1 s: scripts/lib/autoFailover.ts), 5–7 s here on a busy machine; the service's part is bounded
  * below (2 s after the new primary takes writes).
  */
 const BACK_WITHIN_MS = 10_000;
@@ -229,6 +229,11 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       });
       expect(acknowledged.filter((s) => s.sentAt > writesAt).length).toBeGreaterThan(0);
       // The promise the docs make (docs/operations.md, database failover): creates and reads back within 10 s of the fault.
+      // Missed, what the monitor did meanwhile says where the time went (the failover engine's part, or the service's).
+      if (figures.createsBackAfterMs > BACK_WITHIN_MS || figures.readsBackAfterMs > BACK_WITHIN_MS)
+        process.stdout.write(
+          `back late; the monitor's events from the fault:\n${(await monitorEvents(cluster, faultAt)).split('\n').slice(-30).join('\n')}\n`,
+        );
       expect({
         createsBackAfterMs: figures.createsBackAfterMs <= BACK_WITHIN_MS,
         readsBackAfterMs: figures.readsBackAfterMs <= BACK_WITHIN_MS,
@@ -254,12 +259,7 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
         ),
       ),
     );
-    const events = await cluster
-      .psql(
-        'monitor',
-        `SELECT (extract(epoch FROM eventtime) * 1000)::bigint - ${faultAt} || ' ms ' || nodename || ' ' || reportedstate || '/' || goalstate || ': ' || left(description, 160) FROM pgautofailover.event ORDER BY eventid`,
-      )
-      .catch((err: Error) => err.message);
+    const events = await monitorEvents(cluster, faultAt);
     const when = lost.map((s) => s.sentAt - faultAt).sort((a, b) => a - b);
     const by = (kind: Sent['kind']) => lost.filter((s) => s.kind === kind).length;
     return [
@@ -271,6 +271,16 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       ...found,
       ...events.split('\n').slice(-30),
     ];
+  }
+
+  /** What the monitor did, a line per event, timed from the fault. */
+  function monitorEvents(cluster: AutoFailoverCluster, faultAt: number): Promise<string> {
+    return cluster
+      .psql(
+        'monitor',
+        `SELECT (extract(epoch FROM eventtime) * 1000)::bigint - ${faultAt} || ' ms ' || nodename || ' ' || reportedstate || '/' || goalstate || ': ' || left(description, 160) FROM pgautofailover.event ORDER BY eventid`,
+      )
+      .catch((err: Error) => err.message);
   }
 
   /** What the creates sent in the 2 s after the new primary took writes got, and the servers' warnings around then. */
