@@ -20,6 +20,7 @@ export const FAULT_FILES = [
   'process/failover.test.ts',
   'process/faults.test.ts',
   'process/isolatedPrimary.test.ts',
+  'process/keeperCutOff.test.ts',
   'process/keyRevocation.test.ts',
   'process/pooler.test.ts',
   'process/replica.test.ts',

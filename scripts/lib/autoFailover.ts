@@ -115,6 +115,15 @@ const processTree = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(
 /** The process id of a node's running postmaster (the first line of its postmaster.pid). */
 const postmasterOf = (dir: string, n: FailoverNode) =>
   Number(readFileSync(path.join(dir, n.name, 'postmaster.pid'), 'utf8').split('\n')[0]);
+/** `sig` to each of `pids`; one that ended meanwhile is skipped. */
+const signalAll = (pids: number[], sig: NodeJS.Signals) =>
+  pids.forEach((pid) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // Ended meanwhile.
+    }
+  });
 /** Ended: no such process, or a zombie its parent has not reaped yet. */
 const gone = (pid: number) => {
   try {
@@ -251,13 +260,7 @@ function controls({ dir, ports, nodes, services, psqlOn, until, states }: Setup)
     psql: (n, sql) => (n === 'monitor' ? psqlOn(ports.monitor, 'pg_auto_failover', sql) : psqlOn(n.port, 'postgres', sql)),
     async destroy() {
       const pids = services.flatMap(({ child }) => (child.pid ? processTree(child.pid) : []));
-      for (const pid of pids.reverse()) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-      }
+      signalAll([...pids].reverse(), 'SIGKILL');
       // Their files go once they are gone (a zombie left unreaped here counts as gone).
       await until('every process of the cluster ending', 10_000, () => Promise.resolve(pids.every(gone) ? true : undefined)).catch(
         () => undefined,
@@ -281,36 +284,21 @@ function faults({ dir, ports, services, psqlOn, until, runAsPostgres }: Setup): 
       // Frozen first, parents before children, until the tree stops changing: a supervisor killed
       // after its child could start that child again first (pg_autoctl restarts its PostgreSQL),
       // leaving the old primary serving. A stopped process forks nothing; then all die at once.
-      const signal = (pid: number, sig: NodeJS.Signals) => {
-        try {
-          process.kill(pid, sig);
-        } catch {
-          // Gone already.
-        }
-      };
       const frozen = new Set<number>();
       for (let tree = processTree(service.child.pid); tree.some((pid) => !frozen.has(pid)); tree = processTree(service.child.pid))
         for (const pid of tree.filter((p) => !frozen.has(p))) {
-          signal(pid, 'SIGSTOP');
+          signalAll([pid], 'SIGSTOP');
           frozen.add(pid);
         }
-      for (const pid of frozen) signal(pid, 'SIGKILL');
+      signalAll([...frozen], 'SIGKILL');
     },
     async freeze(n, ms) {
       const tree = processTree(postmasterOf(dir, n));
-      const signal = (sig: NodeJS.Signals) =>
-        tree.forEach((pid) => {
-          try {
-            process.kill(pid, sig);
-          } catch {
-            // Ended meanwhile.
-          }
-        });
-      signal('SIGSTOP');
+      signalAll(tree, 'SIGSTOP');
       try {
         await new Promise((resolve) => setTimeout(resolve, ms));
       } finally {
-        signal('SIGCONT');
+        signalAll(tree, 'SIGCONT');
       }
     },
     cutOffKeeper(n) {
@@ -318,16 +306,8 @@ function faults({ dir, ports, services, psqlOn, until, runAsPostgres }: Setup): 
       if (!service?.child.pid) throw new Error(`${n.name} is not running`);
       const postgres = new Set(processTree(postmasterOf(dir, n)));
       const keeper = processTree(service.child.pid).filter((pid) => !postgres.has(pid));
-      const signal = (sig: NodeJS.Signals) =>
-        keeper.forEach((pid) => {
-          try {
-            process.kill(pid, sig);
-          } catch {
-            // Ended meanwhile.
-          }
-        });
-      signal('SIGSTOP');
-      return () => signal('SIGCONT');
+      signalAll(keeper, 'SIGSTOP');
+      return () => signalAll(keeper, 'SIGCONT');
     },
     async stopPostgresImmediately(n) {
       // pg_ctl's own wait (-w) watches postmaster.pid, which pg_autoctl may write again at once for the
