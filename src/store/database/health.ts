@@ -38,9 +38,10 @@ export function createHealthCheck(
           'max(version)',
         );
       } catch (err) {
+        const { code } = err as { code?: string };
         // 42P01 undefined_table: no migration has ever run here.
-        if ((err as { code?: string }).code === '42P01') return { applied: 0, known };
-        if ((err as { code?: string }).code === 'SR503')
+        if (code === '42P01') return { applied: 0, known };
+        if (code === 'SR503')
           throw new NotReadyError('Not ready: database_failover (no synchronous standby streams from the primary)', { cause: err });
         if (followsPrimary && isDatabaseUnavailable(err))
           throw new NotReadyError('Not ready: database_failover (no server of DATABASE_URL takes writes now)', { cause: err });

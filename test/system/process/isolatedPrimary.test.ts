@@ -33,6 +33,8 @@ describeWithThrowawayPostgres('a primary a standby was promoted over', () => {
         standby = await createThrowawayPostgres({ replicaOf: primary });
         await standby.start();
         const promoted = standby;
+        // A user without pg_read_all_stats, made while a standby still takes the primary's commits.
+        await primary.psql('CREATE ROLE unprivileged');
         await waitFor(
           async () => (await primary.psql("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")).trim() === '1',
           {
@@ -54,6 +56,9 @@ describeWithThrowawayPostgres('a primary a standby was promoted over', () => {
         });
         expect(before.status).toBe(201);
         expect((await call(`${baseUrl}/pets/${before.body.id}`, { headers })).status).toBe(200);
+        // The standby has synchronous_standby_names too (pg_basebackup copied it) and no standby of its own: being in
+        // recovery, it passes (reads routed to a replica are judged by its lag, not here), once migration 10 reached it.
+        await waitFor(async () => (await promoted.psql('SELECT serving_primary()').catch(() => '')).trim() === 't', { timeoutMs: 30_000 });
 
         // The standby promoted (its replication stops first, as a failover engine's promotion does), and an animal
         // created on it: another instance of the service, already on the promoted server, would have answered 201.
@@ -97,6 +102,9 @@ describeWithThrowawayPostgres('a primary a standby was promoted over', () => {
         );
         expect({ status: refused.status, took: Date.now() - sentAt <= DEADLINE_MS + 500 }).toEqual({ status: 503, took: true });
         expect((await primary.psql("SELECT count(*) FROM pets WHERE name = 'Refused'")).trim()).toBe('0');
+        // A user who may not read the standbys' state (no pg_read_all_stats) cannot tell, and passes; the superuser is refused.
+        expect((await primary.psql('SET ROLE unprivileged; SELECT serving_primary()')).trim().split('\n')).toEqual(['SET', 't']);
+        expect(await primary.psql('SELECT serving_primary()').catch((err: Error) => err.message)).toMatch(/none is streaming from it/);
         const ready = await call(`${origin}/readyz`);
         expect([ready.status, String(ready.body?.message).split(' (')[0]]).toEqual([503, 'Not ready: database_failover']);
 
