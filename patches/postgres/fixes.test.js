@@ -11,8 +11,10 @@ import { spawnSync } from 'child_process'
 // `parameters` and records what it is sent after that, answering nothing.
 async function fakeServer(parameters = {}) {
   const received = []
+  let connections = 0
   const server = net.createServer(socket => {
     let started = false
+    connections++
     socket.on('error', () => { /* the client went away */ })
     socket.on('data', x => {
       if (started)
@@ -38,7 +40,15 @@ async function fakeServer(parameters = {}) {
     })
   })
   await new Promise(r => server.listen(0, '127.0.0.1', r))
-  return { port: server.address().port, received, close: () => server.close() }
+  return { port: server.address().port, received, connections: () => connections, close: () => server.close() }
+}
+
+// A server that takes a TCP connection and never answers on it.
+async function silentServer() {
+  const sockets = new Set()
+  const server = net.createServer(socket => (sockets.add(socket), socket.on('error', () => { /* gone */ })))
+  await new Promise(r => server.listen(0, '127.0.0.1', r))
+  return { port: server.address().port, close: () => (sockets.forEach(x => x.destroy()), server.close()) }
 }
 
 // A proxy to the local server that lets `cut` reset the client's connections.
@@ -456,4 +466,66 @@ t('Queries made in the same tick leave a connection once it holds max_pipeline',
   const pids = await Promise.all([...Array(6)].map(() => sql`select pg_backend_pid() as pid`))
   await sql.end()
   return ['2', String(new Set(pids.map(([x]) => x.pid)).size)]
+})
+
+// 022
+t('An attempt that finds no host with the target_session_attrs fails its query and backs off', { timeout: 5 }, async() => {
+  const standbys = [await fakeServer({ in_hot_standby: 'on' }), await fakeServer({ in_hot_standby: 'on' })]
+  const sql = postgres('postgres://localhost:' + standbys[0].port + ',localhost:' + standbys[1].port + '/' + options.db, {
+    ...options,
+    host: undefined,
+    port: undefined,
+    max: 1,
+    backoff: 0.5,
+    target_session_attrs: 'primary'
+  })
+  const first = await settled(sql`select 1`)
+  const connections = standbys.map(x => x.connections()).join(',')
+  const start = performance.now()
+  const second = await settled(sql`select 1`)
+  const waited = performance.now() - start
+  await sql.end()
+  standbys.forEach(x => x.close())
+  return ['TARGET_SESSION_ATTRS 1,1 TARGET_SESSION_ATTRS true', first + ' ' + connections + ' ' + second + ' ' + (waited >= 400)]
+})
+
+// 022
+t('One host without the target_session_attrs fails the query rather than being asked again and again', { timeout: 5 }, async() => {
+  const standby = await fakeServer({ in_hot_standby: 'on' })
+  const sql = postgres({ ...options, port: standby.port, max: 1, target_session_attrs: 'read-write' })
+  const error = await settled(sql`select 1`)
+  await delay(100)
+  await sql.end()
+  standby.close()
+  return ['TARGET_SESSION_ATTRS 1', error + ' ' + standby.connections()]
+})
+
+// 022
+t('A host that does not answer within connect_timeout is left for the next', { timeout: 5 }, async() => {
+  const silent = await silentServer()
+  const sql = postgres('postgres://localhost:' + silent.port + ',localhost:5432/' + options.db, {
+    ...options,
+    host: undefined,
+    port: undefined,
+    max: 1,
+    connect_timeout: 0.5
+  })
+  const [{ x }] = await sql`select 1 as x`
+  await sql.end()
+  silent.close()
+  return [1, x]
+})
+
+// 022
+t('prefer-standby takes a primary when no host of the attempt is a standby', { timeout: 5 }, async() => {
+  const sql = postgres('postgres://localhost:5432,localhost:5432/' + options.db, {
+    ...options,
+    host: undefined,
+    port: undefined,
+    max: 1,
+    target_session_attrs: 'prefer-standby'
+  })
+  const [{ x }] = await sql`select 1 as x`
+  await sql.end()
+  return [1, x]
 })

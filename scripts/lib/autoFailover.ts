@@ -167,6 +167,9 @@ export async function createAutoFailover(): Promise<AutoFailoverCluster> {
   // fails with E2BIG), and a check's statement may name every create a run acknowledged.
   const psqlOn = (port: number, database: string, sql: string) => {
     const running = run(`${BIN}/psql`, [...psqlSession(port, database), '-f', '-']);
+    // A psql that cannot connect may exit before it reads the statement: the write then fails (EPIPE), and
+    // its exit status is what says so (a probe waiting for the server asks again), not an unhandled error.
+    running.child.stdin?.on('error', () => {});
     running.child.stdin?.end(sql);
     return running.then((r) => r.stdout.trim());
   };

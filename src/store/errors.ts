@@ -90,6 +90,8 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
+  // postgres.js (patch 022): no host of DATABASE_URL is what its target_session_attrs asks for (a failover under way).
+  'TARGET_SESSION_ATTRS',
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now

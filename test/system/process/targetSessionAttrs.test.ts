@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
-import { connect } from '../../../src/store/database/db';
-import { CommitOutcomeUnknownError, isDatabaseUnavailable } from '../../../src/store/errors';
+import { connect, withDeadline } from '../../../src/store/database/db';
+import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from '../../../src/store/errors';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 
 /*
@@ -10,6 +10,8 @@ import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayP
  * reads it (a hot standby never qualifies, whatever default_transaction_read_only says), and a
  * connection whose server refuses a write as read-only (25006) dropped, so that the next one asks
  * each host again. Without the patch the pool's connections stay on the standby and every write fails.
+ * While no host qualifies (part 022), a query fails at once and each connection backs off before it asks
+ * again; without that part the pool's connections opened sessions on the standby without pause.
  */
 describeWithThrowawayPostgres('a pool that follows the primary (target_session_attrs)', () => {
   let primary: ThrowawayPostgres;
@@ -96,6 +98,40 @@ describeWithThrowawayPostgres('a pool that follows the primary (target_session_a
       await standby.psql('SELECT pg_wal_replay_resume()');
       await onStandby.end();
       await onPrimary.end();
+    }
+  });
+
+  // Last: it stops the primary (started again at its end).
+  test('when no host takes writes (the primary stopped, the standby in recovery), then each query fails at once as unavailable, and each connection asks the standby about once a second', async () => {
+    const sessions = async () => Number(await standby.psql("SELECT sessions FROM pg_stat_database WHERE datname = 'postgres'"));
+    const sql = connect(bothHosts('primary'), { max: 4 });
+    await primary.stop('immediate');
+    try {
+      const before = await sessions();
+      // Eight callers, for 3 s, each asking again 50 ms after its answer; a query given 3 s would wait them out.
+      const failures: unknown[] = [];
+      let answered = 0;
+      const until = Date.now() + 3_000;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (Date.now() < until) {
+            await withDeadline(sql`SELECT 1`, Date.now() + 3_000).then(
+              () => (answered += 1),
+              (err: unknown) => failures.push(err),
+            );
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }),
+      );
+      const opened = (await sessions()) - before;
+      expect(answered).toBe(0);
+      expect(failures.every((err) => isDatabaseUnavailable(err) && !(err instanceof DeadlineExceededError))).toBe(true);
+      expect(failures.length).toBeGreaterThanOrEqual(8);
+      // 4 connections for 3 s, their backoff growing to 1 s: a few sessions each (without part 022: about 35 a second each).
+      expect(opened).toBeLessThanOrEqual(40);
+    } finally {
+      await sql.end();
+      await primary.start();
     }
   });
 });
