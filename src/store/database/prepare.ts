@@ -43,7 +43,7 @@ export interface DatabasePreparation {
   cancel(): void;
 }
 
-export type NotReadyReason = 'connecting' | 'database_unreachable' | 'database_refused' | 'pooler_refused';
+export type NotReadyReason = 'connecting' | 'database_unreachable' | 'database_refused' | 'pooler_refused' | 'database_failover';
 
 /**
  * Why the database cannot be used, as it is: unreachable (nothing answers), or answering and
@@ -58,6 +58,9 @@ export function whyUnavailable(err: unknown): { reason: NotReadyReason; text: st
       reason: 'pooler_refused',
       text: `the database, or a pooler in front of it, refused the connection: "${message}" (08P01, protocol violation); behind a transaction-mode pooler such as PgBouncer, set DATABASE_POOL_MODE=transaction`,
     };
+  // postgres.js (patch 022): every host answered, and none is what target_session_attrs asks for (a standby, a read-only server).
+  if (code === 'TARGET_SESSION_ATTRS')
+    return { reason: 'database_failover', text: `no server of DATABASE_URL takes writes now (${message})` };
   if (code !== undefined && /^(08|28|3D|53|57)/.test(code))
     return { reason: 'database_refused', text: `the database refused the connection: "${message}" (${code})` };
   return { reason: 'database_unreachable', text: `the database is unreachable (${code ?? message})` };

@@ -313,8 +313,8 @@ describeWithAutoFailover('the database primary lost under load (pg_auto_failover
       const run = await failover((cluster, primary) => cluster.killNode(primary));
       expect(run.primary?.name).not.toBe(run.old.name);
       await check('node killed', run, false);
-      // A probe waits for a primary up to the request deadline: it says database_failover when none
-      // came by then, so surely when the new primary took longer than that; it never says anything else.
+      // A probe is answered within the request deadline (at once when its connection finds no primary): it says
+      // database_failover, surely when the new primary took longer than that deadline; it never says anything else.
       if (run.writesAt - run.faultAt > DEADLINE_MS + 1_000) expect(run.readiness).toContain('Not ready: database_failover');
       expect([...run.readiness].filter((r) => r !== '200' && r !== 'Not ready: database_failover')).toEqual([]);
     },

@@ -2,6 +2,8 @@ import postgres from 'postgres';
 import { type WriteTransaction, committedAfterAll } from '../../../src/store/write/commit';
 import { connect, withDeadline } from '../../../src/store/database/db';
 import { CommitOutcomeUnknownError, DeadlineExceededError, isDatabaseUnavailable } from '../../../src/store/errors';
+import { call, waitFor } from '../../support/load';
+import { reapAll, startServer, stop } from '../../support/processes';
 import { type ThrowawayPostgres, createThrowawayPostgres, describeWithThrowawayPostgres } from '../../support/throwawayPostgres';
 
 /*
@@ -25,6 +27,7 @@ describeWithThrowawayPostgres('a pool that follows the primary (target_session_a
     await primary.psql('CREATE TABLE created (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())');
   }, 120_000);
   afterAll(async () => {
+    reapAll();
     await standby?.destroy();
     await primary?.destroy();
   }, 60_000);
@@ -98,6 +101,24 @@ describeWithThrowawayPostgres('a pool that follows the primary (target_session_a
       await standby.psql('SELECT pg_wal_replay_resume()');
       await onStandby.end();
       await onPrimary.end();
+    }
+  });
+
+  test('when the service starts on DATABASE_URL naming only the standby, then /readyz says database_failover and the log says no server takes writes', async () => {
+    const server = await startServer({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${standby.port}/postgres?target_session_attrs=primary`,
+      API_KEYS: 'tsa-key-0123456789abcdef',
+    });
+    try {
+      await waitFor(async () => (await call(`${server.origin}/readyz`)).status === 503 && server.output().includes('TARGET_SESSION_ATTRS'));
+      expect((await call(`${server.origin}/readyz`)).body).toEqual({
+        code: 'service_unavailable',
+        message: 'Not ready: database_failover',
+        status: 503,
+      });
+      expect(server.output()).toContain('no server of DATABASE_URL takes writes now');
+    } finally {
+      await stop(server);
     }
   });
 
