@@ -529,3 +529,48 @@ t('prefer-standby takes a primary when no host of the attempt is a standby', { t
   await sql.end()
   return [1, x]
 })
+
+// 023
+t('A row\'s values read as their text, ASCII beside UTF-8 and NULL', async() => {
+  const expected = ['plain', 'æøå – 🐈', null, '', 'tail é', 42, ['a', 'ü'], 'ASCII after é']
+  const [x] = await sql`
+    select 'plain' as a, 'æøå – 🐈' as b, null::text as c, '' as d, ${'tail é'}::text as e, 42::int4 as f,
+           array['a', 'ü']::text[] as g, 'ASCII after é' as h
+  `
+  const [y] = await sql`select 'é' as a, 'first' as b`
+  const [z] = await sql`select 'last' as a, 'é' as b`
+  return [
+    JSON.stringify([...expected, 'é', 'first', 'last', 'é']),
+    JSON.stringify([...Object.values(x), ...Object.values(y), ...Object.values(z)])
+  ]
+})
+
+// 023
+t('A row longer than rowTextMax reads as its text, value by value', async() => {
+  const long = 'a'.repeat(1500)
+  const [x] = await sql`select ${long}::text as a, 'é' || ${long}::text as b, 7::int4 as c, 'end' as d`
+  const [y] = await sql`select ${'ü'.repeat(600)}::text as a, 'plain' as b`
+  return [
+    [long, 'é' + long, 7, 'end', 'ü'.repeat(600), 'plain'].join(','),
+    [...Object.values(x), ...Object.values(y)].join(',')
+  ]
+})
+
+// 024
+t('Rows whose messages straddle the socket\'s reads arrive whole', async() => {
+  const rows = await sql`
+    select i, repeat(chr(97 + i % 26), i % 3000) || case when i % 7 = 0 then 'é' else '' end as text
+    from generate_series(1, 3000) i
+  `
+  const wrong = rows.filter(({ i, text }) => text !== String.fromCharCode(97 + i % 26).repeat(i % 3000) + (i % 7 === 0 ? 'é' : ''))
+  return ['3000 0', rows.length + ' ' + wrong.length]
+})
+
+// 024
+t('An error after rows in the same read fails the query and leaves the connection to the next', async() => {
+  const sql = postgres({ ...options, max: 1 })
+  const failed = await sql`select 10 / (3 - i) as x from generate_series(1, 5) i`.catch(e => e.code)
+  const [{ x }] = await sql`select 'next' as x`
+  await sql.end()
+  return ['22012 next', failed + ' ' + x]
+})
