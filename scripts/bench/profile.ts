@@ -14,9 +14,10 @@
  * `--threads`: no profiler; the process's CPU per request by thread over the loaded window (threadCpuMicros), the
  * JavaScript thread apart from V8's garbage collection and compiler workers that a CPU profile does not sample.
  * `--env NAME=VALUE` (repeatable): a setting of the server's over the bench's, such as `DATABASE_POOL_SIZE=2` or `LOG_LEVEL=warn`.
+ * `--keep DIR`: each scenario's `.cpuprofile` copied into DIR (named by contestant and scenario), to open in DevTools.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -208,7 +209,7 @@ async function loadedWindow(
   env: NodeJS.ProcessEnv,
   scenario: Scenario,
   key: string,
-  o: { duration: number; pets: number; connections: number; profiled: boolean },
+  o: { duration: number; pets: number; connections: number; profiled: boolean; keepAs: string | undefined },
 ): Promise<{ profile: CpuProfile | undefined; threads: Map<string, number>; requests: number; statuses: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-profile-'));
   const [node = process.execPath, ...rest] = start;
@@ -227,6 +228,7 @@ async function loadedWindow(
     if (o.profiled) {
       const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
       if (!file) throw new Error(`no profile was written:\n${server.output()}`);
+      if (o.keepAs) copyFileSync(path.join(dir, file), o.keepAs);
       profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
     }
     return { profile, threads, requests: result.requests.total, statuses: statusesOf(result) };
@@ -286,6 +288,8 @@ async function main(argv: string[]): Promise<number> {
       `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario at ${connections} connections\n`,
     );
     const threadsOnly = argv.includes('--threads');
+    const keep = argv.includes('--keep') ? argv[argv.indexOf('--keep') + 1] : undefined;
+    if (keep) mkdirSync(keep, { recursive: true });
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
       const { profile, threads, requests, statuses } = await loadedWindow(start, env, scenario, key, {
@@ -293,6 +297,7 @@ async function main(argv: string[]): Promise<number> {
         pets,
         connections,
         profiled: !threadsOnly,
+        keepAs: keep && path.join(keep, `${contestant}-${mcp ? 'mcp' : i}.cpuprofile`),
       });
       const us = (t: number) => (t / Math.max(1, requests)).toFixed(1);
       if (!profile) {
