@@ -12,24 +12,13 @@
  * value: a ratio against it depends on how long the contestant ran before it was measured, which
  * a slower machine (fewer requests in the same seconds) changes.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connect } from '../../src/store/database/db';
-import { migrate } from '../../src/store/database/migrate';
-import { seedSampleAnimals } from '../db/sampleAnimals';
 import { scratchServerUrl } from '../lib/database';
-import {
-  type ServerProcess,
-  UNREACHABLE_RATE_LIMIT,
-  positiveIntegerOption,
-  runToEnd,
-  scratchDatabase,
-  startServerProcess,
-} from '../lib/processes';
+import { type ServerProcess, positiveIntegerOption, runToEnd, startServerProcess } from '../lib/processes';
 import { runTool } from '../lib/tool';
-import { type Measurement, SCENARIOS, f2, measure } from './measure';
+import { type Measurement, SCENARIOS, f2, measure, seededBenchDatabase } from './measure';
 
 const CONTESTANTS = ['bare', 'fastify', 'express', 'node', 'bare-born', 'openapi-backend', 'express-openapi-validator'] as const;
 type Side = 'product' | 'contestant';
@@ -64,24 +53,10 @@ async function main(argv: string[]): Promise<number> {
   }
   await runToEnd(['npm', 'run', '-s', 'build']);
   await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
-  const db = await scratchDatabase(adminUrl, 'animal_store_drift');
+  const { db, key, env } = await seededBenchDatabase(adminUrl, 'animal_store_drift', load.pets);
   const dir = mkdtempSync(path.join(tmpdir(), 'animal-store-drift-'));
   const servers: Partial<Record<Side, ServerProcess>> = {};
   try {
-    const sql = connect(db.url, { max: 1 });
-    await migrate(sql);
-    await seedSampleAnimals(sql, load.pets);
-    await sql`ANALYZE pets`;
-    await sql.end();
-    const key = randomBytes(24).toString('base64url');
-    const env = {
-      DATABASE_URL: db.url,
-      API_KEYS: key,
-      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
-      LOG_LEVEL: 'info',
-      VALIDATE_RESPONSES: 'off',
-      PORT: '0',
-    };
     servers.product = await startServerProcess([process.execPath, 'dist/src/main.js'], env, { logFile: path.join(dir, 'product.log') });
     servers.contestant = await startServerProcess([process.execPath, 'dist/scripts/bench/serve.js', contestant], env, {
       logFile: path.join(dir, 'contestant.log'),

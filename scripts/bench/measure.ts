@@ -4,9 +4,13 @@
  * server's CPU time per request).
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { type ServerProcess, childrenOf } from '../lib/processes';
+import { connect } from '../../src/store/database/db';
+import { migrate } from '../../src/store/database/migrate';
+import { seedSampleAnimals } from '../db/sampleAnimals';
+import { type ServerProcess, UNREACHABLE_RATE_LIMIT, childrenOf, scratchDatabase } from '../lib/processes';
 
 /** What the bench's runs load: the first page, by status, a random animal, creating one, refusals. */
 export interface Scenario {
@@ -283,4 +287,37 @@ export async function sideBySide(
     );
   });
   return { cpuRatio: cpu(1) / cpu(0), clean: runs.flat().every((m) => m.errors === 0 && m.unexpected === 0) };
+}
+
+/**
+ * A database of its own for one of the bench's tools (bench:profile, bench:drift) on the server `adminUrl`
+ * names: migrated, seeded with `pets` animals and analysed; with one API key and the settings a server runs
+ * with there as the bench runs the product (the log line at info, the rate limiter on with a limit never
+ * reached, no reply check, any free port). `db.drop()` removes it.
+ */
+export async function seededBenchDatabase(adminUrl: string, prefix: string, pets: number) {
+  const db = await scratchDatabase(adminUrl, prefix);
+  try {
+    const sql = connect(db.url, { max: 1 });
+    try {
+      await migrate(sql);
+      await seedSampleAnimals(sql, pets);
+      await sql`ANALYZE pets`;
+    } finally {
+      await sql.end();
+    }
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  const key = randomBytes(24).toString('base64url');
+  const env = {
+    DATABASE_URL: db.url,
+    API_KEYS: key,
+    RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
+    LOG_LEVEL: 'info',
+    VALIDATE_RESPONSES: 'off',
+    PORT: '0',
+  };
+  return { db, key, env };
 }

@@ -16,23 +16,12 @@
  * `--env NAME=VALUE` (repeatable): a setting of the server's over the bench's, such as `DATABASE_POOL_SIZE=2` or `LOG_LEVEL=warn`.
  * `--keep DIR`: each scenario's `.cpuprofile` copied into DIR (named by contestant and scenario), to open in DevTools.
  */
-import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { connect } from '../../src/store/database/db';
-import { migrate } from '../../src/store/database/migrate';
-import {
-  type ServerProcess,
-  UNREACHABLE_RATE_LIMIT,
-  positiveIntegerOption,
-  runToEnd,
-  scratchDatabase,
-  startServerProcess,
-} from '../lib/processes';
-import { seedSampleAnimals } from '../db/sampleAnimals';
-import { SCENARIOS, type Scenario, statusCounts, threadCpuMicros } from './measure';
+import { type ServerProcess, positiveIntegerOption, runToEnd, startServerProcess } from '../lib/processes';
+import { SCENARIOS, type Scenario, seededBenchDatabase, statusCounts, threadCpuMicros } from './measure';
 import { MCP_TOOL_CALL } from './mcp';
 import { scratchServerUrl } from '../lib/database';
 import { runTool } from '../lib/tool';
@@ -264,24 +253,9 @@ async function main(argv: string[]): Promise<number> {
   const only = asking === undefined || mcp ? undefined : Number(asking);
   await runToEnd(['npm', 'run', '-s', 'build']);
   await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
-  const db = await scratchDatabase(adminUrl, 'animal_store_profile');
+  const { db, key, env: bench } = await seededBenchDatabase(adminUrl, 'animal_store_profile', pets);
   try {
-    const sql = connect(db.url, { max: 1 });
-    await migrate(sql);
-    await seedSampleAnimals(sql, pets);
-    await sql`ANALYZE pets`;
-    await sql.end();
-    const key = randomBytes(24).toString('base64url');
-    const env = {
-      DATABASE_URL: db.url,
-      API_KEYS: key,
-      RATE_LIMIT: UNREACHABLE_RATE_LIMIT,
-      LOG_LEVEL: 'info',
-      VALIDATE_RESPONSES: 'off',
-      PORT: '0',
-      MCP_ENABLED: String(mcp),
-      ...settingsOf(argv),
-    };
+    const env = { ...bench, MCP_ENABLED: String(mcp), ...settingsOf(argv) };
     const start =
       contestant === 'product' ? [process.execPath, 'dist/src/main.js'] : [process.execPath, 'dist/scripts/bench/serve.js', contestant];
     process.stdout.write(
