@@ -62,17 +62,18 @@ async function main(argv: string[]): Promise<number> {
       logFile: path.join(dir, 'contestant.log'),
     });
     const sides: Side[] = ['product', 'contestant'];
-    const served: Record<Side, number> = { product: 0, contestant: 0 };
     const runs: Record<Side, Measurement[]> = { product: [], contestant: [] };
     const run = async (side: Side, duration: number) => {
       const m = await measure(servers[side] as ServerProcess, scenario, key, { ...load, duration });
       if (m.errors > 0 || m.unexpected > 0)
         throw new Error(`${side}: ${m.errors} errors, ${m.unexpected} answers other than ${scenario.expected}`);
-      served[side] += m.answered;
       return m;
     };
-    for (const side of sides) await run(side, 10);
-    const servedBefore = { ...served };
+    // What each served while it warmed: where the first quarter's count of requests served before starts.
+    const before: Record<Side, number> = {
+      product: (await run('product', 10)).answered,
+      contestant: (await run('contestant', 10)).answered,
+    };
     for (let i = 0; i < slices; i++)
       for (const side of i % 2 ? [...sides].reverse() : sides) runs[side].push(await run(side, load.duration));
 
@@ -86,7 +87,6 @@ async function main(argv: string[]): Promise<number> {
     out('|---|---|---|---|---|---|');
     const quarter = Math.floor(slices / 4);
     const firstAndLast: Record<Side, number[]> = { product: [], contestant: [] };
-    const before = { ...servedBefore };
     for (let q = 0; q < 4; q++) {
       const end = q === 3 ? slices : (q + 1) * quarter;
       const p = quarterOf(runs.product.slice(q * quarter, end));
