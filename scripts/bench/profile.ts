@@ -14,7 +14,7 @@
  * `--threads`: no profiler; the process's CPU per request by thread over the loaded window (threadCpuMicros), the
  * JavaScript thread apart from V8's garbage collection and compiler workers that a CPU profile does not sample.
  * `--env NAME=VALUE` (repeatable): a setting of the server's over the bench's, such as `DATABASE_POOL_SIZE=2` or `LOG_LEVEL=warn`.
- * `--keep DIR`: each scenario's `.cpuprofile` copied into DIR (named by contestant and scenario), to open in DevTools.
+ * `--keep DIR`: each scenario's `.cpuprofile` copied into DIR (named by contestant and scenario), to open in DevTools (not with --threads).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -251,6 +251,12 @@ async function main(argv: string[]): Promise<number> {
   const asking = argv.includes('--scenario') ? argv[argv.indexOf('--scenario') + 1] : undefined;
   const mcp = asking === 'mcp' && contestant === 'product';
   const only = asking === undefined || mcp ? undefined : Number(asking);
+  const threadsOnly = argv.includes('--threads');
+  const keep = argv.includes('--keep') ? argv[argv.indexOf('--keep') + 1] : undefined;
+  if (keep && threadsOnly) {
+    process.stderr.write('bench:profile: --keep keeps CPU profiles, which --threads does not take\n');
+    return 2;
+  }
   await runToEnd(['npm', 'run', '-s', 'build']);
   await runToEnd([process.execPath, require.resolve('typescript/bin/tsc'), '-p', 'scripts/bench/tsconfig.build.json']);
   const { db, key, env: bench } = await seededBenchDatabase(adminUrl, 'animal_store_profile', pets);
@@ -261,8 +267,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(
       `# CPU profile of the ${{ product: 'product', bare: 'bare express floor', 'bare-born': "bare express floor on the product's server", fastify: 'fastify 5 with route schemas' }[contestant]}, ${duration} s per scenario at ${connections} connections\n`,
     );
-    const threadsOnly = argv.includes('--threads');
-    const keep = argv.includes('--keep') ? argv[argv.indexOf('--keep') + 1] : undefined;
     if (keep) mkdirSync(keep, { recursive: true });
     for (const [i, scenario] of (mcp ? [MCP_TOOL_CALL] : SCENARIOS).entries()) {
       if (only !== undefined && only !== i) continue;
