@@ -1,8 +1,7 @@
 /**
- * The store of the benchmark's baselines and alternatives: postgres.js as npm publishes it and its
- * README shows it (the `postgres-published` alias: without this repository's patches, which are the
- * product's, as the alternatives take openapi-backend as published), one plain statement per
- * operation and nothing of the product's store (src/store/) but the contract's cursor format:
+ * The store of the benchmark's baselines and alternatives: one plain statement per operation, as
+ * postgres.js's README shows it, on the pool `serve.ts` opens with postgres.js as npm publishes it
+ * today (`plainPool`), and nothing of the product's store (src/store/) but the contract's cursor format:
  *
  * - create: `INSERT … RETURNING`, on its own (autocommit): one round trip.
  * - get: `SELECT … WHERE id = $1`.
@@ -15,7 +14,6 @@
  * No deadline, no transaction, no idempotency, no commit resolution: what a user of these
  * libraries gets by following their documentation.
  */
-import postgres from 'postgres-published';
 import type { components } from '../../generated/openapi';
 import { InvalidCursorError, type PetFilter, type PetPage, createCursorCodec } from './shared';
 
@@ -28,15 +26,14 @@ export interface PlainStore {
   get(id: number): Promise<Pet | undefined>;
 }
 
-/** A pool as postgres.js documents it; int8 columns read as numbers (the contract's ids are JSON numbers). */
-export function plainPool(url: string, max: number): postgres.Sql {
-  return postgres(url, {
-    max,
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } },
-  });
-}
+/**
+ * What the store asks of its pool: postgres.js's tagged template, which its versions share. The
+ * bench's pool is `plainPool` (serve.ts); the bench's test gives the product's pool, as Jest cannot
+ * load the published driver (an ES module only, since 4.0) without its experimental VM modules.
+ */
+export type PlainSql = <T extends readonly object[]>(template: TemplateStringsArray, ...values: (string | number)[]) => Promise<T>;
 
-export async function createPlainStore(sql: postgres.Sql): Promise<PlainStore> {
+export async function createPlainStore(sql: PlainSql): Promise<PlainStore> {
   const [key] = await sql<{ secret: Buffer }[]>`SELECT secret FROM signing_keys WHERE purpose = 'page-cursor'`;
   if (!key) throw new Error('no page-cursor signing key: migrate the database first');
   const cursors = createCursorCodec(key.secret);
