@@ -1,7 +1,7 @@
 /**
  * The store of the benchmark's baselines and alternatives: one plain statement per operation, as
  * postgres.js's README shows it, on the pool `serve.ts` opens with postgres.js as npm publishes it
- * today (`plainPool`), and nothing of the product's store (src/store/) but the contract's cursor format:
+ * today, and nothing of the product's store (src/store/) but the contract's cursor format:
  *
  * - create: `INSERT … RETURNING`, on its own (autocommit): one round trip.
  * - get: `SELECT … WHERE id = $1`.
@@ -28,7 +28,7 @@ export interface PlainStore {
 
 /**
  * What the store asks of its pool: postgres.js's tagged template, which its versions share. The
- * bench's pool is `plainPool` (serve.ts); the bench's test gives the product's pool, as Jest cannot
+ * bench's pool is the one serve.ts opens; the bench's test gives the product's pool, as Jest cannot
  * load the published driver (an ES module only, since 4.0) without its experimental VM modules.
  */
 export type PlainSql = <T extends readonly object[]>(template: TemplateStringsArray, ...values: (string | number)[]) => Promise<T>;
