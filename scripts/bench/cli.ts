@@ -50,7 +50,7 @@ import { seedSampleAnimals } from '../db/sampleAnimals';
 import { type LogFile, deepPages, mcpAlone, scaleCheck } from './deep';
 import { otlpSink } from './otlpSink';
 import { type WebhookLoad, webhookDeliveries } from './webhooks';
-import { type Measurement, SCENARIOS, auth, joinRuns, measureWarm, warmUp } from './measure';
+import { type Measurement, SCENARIOS, auth, joinRuns, measureWarm, sameAnswersAsTheProduct, warmUp } from './measure';
 import {
   CONTESTANTS,
   type Contestant,
@@ -281,6 +281,11 @@ async function runAll(
   for (let round = 0; round < o.rounds; round++) {
     const servers: Partial<Record<Contestant, ServerProcess>> = await start(round);
     try {
+      if (round === 0) {
+        const others: Record<string, ServerProcess> = {};
+        for (const c of CONTESTANTS) if ('serve' in START[c]) others[LABEL[c]] = servers[c] as ServerProcess;
+        await sameAnswersAsTheProduct(servers.product as ServerProcess, others, key);
+      }
       if (o.warmup > 0)
         for (const c of CONTESTANTS) for (const { scenario } of results) await warmUp(servers[c] as ServerProcess, scenario, keyOf(c), o);
       for (const [s, { scenario, runs }] of results.entries()) {

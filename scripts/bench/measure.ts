@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { connect } from '../../src/store/database/db';
 import { migrate } from '../../src/store/database/migrate';
@@ -239,6 +240,32 @@ export async function measureWarm(
 ): Promise<Measurement> {
   if (o.warmup > 0) await measure(server, scenario, key, { ...o, duration: o.warmup });
   return measure(server, scenario, key, o);
+}
+
+/** The reads every baseline and alternative must answer as the product does before any is measured. */
+const SAME_ANSWERS = ['/v1/pets?limit=20', '/v1/pets?status=available&limit=100', '/v1/pets/1', '/v1/pets?limit=0'];
+
+/**
+ * Refuses a run whose contestants answer otherwise than the product: the same status, `Link` and
+ * JSON body (members in any order; of a refusal, its code and status) for each of `SAME_ANSWERS`. `bench.test.ts` holds their code to
+ * this on the product's pool; this holds them to it on their own (postgres.js as published), every run.
+ */
+export async function sameAnswersAsTheProduct(product: ServerProcess, others: Record<string, ServerProcess>, key: string) {
+  const answer = async (server: ServerProcess, path: string) => {
+    const reply = await fetch(new URL(path, new URL(server.baseUrl).origin), { headers: auth(key) });
+    const body = (await reply.json()) as { code?: unknown; status?: unknown };
+    // A refusal's code and status: its message and fields are each contestant's own wording of it.
+    const kept = reply.status >= 400 ? { code: body.code, status: body.status } : body;
+    return { status: reply.status, link: reply.headers.get('link'), body: kept };
+  };
+  for (const path of SAME_ANSWERS) {
+    const expected = await answer(product, path);
+    for (const [name, server] of Object.entries(others)) {
+      const got = await answer(server, path);
+      if (!isDeepStrictEqual(got, expected))
+        throw new Error(`${name} answers GET ${path} otherwise than the product: ${JSON.stringify(got).slice(0, 400)}`);
+    }
+  }
 }
 
 /** The median (NaN for none). */
