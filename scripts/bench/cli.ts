@@ -165,19 +165,21 @@ async function startupMs(start: (port: number) => Promise<ServerProcess>, key: s
   const port = await freePort();
   const started = performance.now();
   const server = start(port);
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=1`, { headers: auth(key) });
-      if (res.status === 200) break;
-    } catch {
-      // Not listening yet.
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=1`, { headers: auth(key) });
+        if (res.status === 200) return performance.now() - started;
+      } catch {
+        // Not listening yet.
+      }
+      if (performance.now() - started > 30_000) throw new Error('the server served no 200 within 30 s of being started');
+      await new Promise((r) => setTimeout(r, 2));
     }
-    if (performance.now() - started > 30_000) throw new Error('the server served no 200 within 30 s of being started');
-    await new Promise((r) => setTimeout(r, 2));
+  } finally {
+    // Stopped whether it answered or not: a failed start-up leaves no server behind.
+    await (await server).stop();
   }
-  const ms = performance.now() - started;
-  await (await server).stop();
-  return ms;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -33,7 +33,7 @@ if (!config.databaseUrl) {
   process.stderr.write('DATABASE_URL is not set\n');
   process.exit(2);
 }
-// The contestants' pool: postgres.js as npm publishes it (`postgres-published`, the latest release:
+// The contestants' pool: postgres.js as npm publishes it (`postgres-published`, 4.2.0 as package.json pins it:
 // none of this repository's patches, which are the product's) and as its README shows it, int8
 // read as a number (the contract's ids are JSON numbers); DATABASE_POOL_SIZE as the product reads
 // it (npm run bench gives every contestant the same).
