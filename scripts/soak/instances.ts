@@ -158,7 +158,8 @@ export async function heapReading(pid: number, dir: string): Promise<HeapReading
 
 /**
  * What a process keeps after the collection V8 runs when memory is short (all garbage, heap space it kept for what
- * comes next returned), in MiB: its RSS, and of it V8's heap in use and external memory.
+ * comes next returned), in MiB: its anonymous RSS once it has stopped falling (keptMemory.cjs), and of it V8's heap in
+ * use and external memory.
  */
 export interface KeptReading {
   rssMiB: number;
@@ -167,8 +168,8 @@ export interface KeptReading {
 }
 
 /**
- * `pid`'s memory right after that collection (keptMemory.cjs, asked with SIGURG; it pauses the process for the
- * collection, tens of ms). Undefined when no answer came within 3 s.
+ * `pid`'s memory after that collection (keptMemory.cjs, asked with SIGURG; it pauses the process for the collection,
+ * tens of ms, and answers within 1.5 s of it). Undefined when no answer came within 3 s.
  */
 export async function keptReading(pid: number, dir: string): Promise<KeptReading | undefined> {
   const kept = await answerTo<Record<'rss' | 'heapUsed' | 'external', number>>(pid, 'SIGURG', dir, (f) => f === `kept.${pid}.json`);

@@ -111,7 +111,9 @@ export async function report({ minutes, traffic, churn, faults, samples, rssSeri
   say('faults:');
   for (const f of faults)
     say(`  ${f.at} ${f.what}; serving again after ${f.recoveredMs.map((ms) => (ms === undefined ? 'NEVER' : `${ms} ms`)).join(', ')}`);
-  say('processes (RSS MiB at start / middle / end, as read and kept after a full collection, by pid; event-loop p99 ms per instance):');
+  say(
+    'processes (RSS MiB at start / middle / end, as read and (anonymous) kept after a full collection, by pid; event-loop p99 ms per instance):',
+  );
   const pids = [...new Set(samples.flatMap((s) => s.processes.map((p) => `${p.instance} ${p.pid}`)))];
   for (const key of pids) {
     const rss = samples
