@@ -143,7 +143,7 @@ function recordFailures(target: string, build: Build, report: string, timedOutMs
       .join(' | ');
   const parts = report.split('⛔️').slice(1);
   const lines = parts.map((part) => {
-    const [head, ...rest] = part.trim().split('\n');
+    const [head = '', ...rest] = part.trim().split('\n');
     return { file, test: head.trim(), error: firstLines(rest.join('\n')) || head.trim() };
   });
   if (lines.length === 0)
