@@ -282,6 +282,9 @@ async function runAll(
   const keyOf = (c: Contestant) => (c === 'keyed' ? managedKey : key);
   for (let round = 0; round < o.rounds; round++) {
     const servers: Partial<Record<Contestant, ServerProcess>> = await start(round);
+    // BENCH_DEBUG=1: which contestant each pid of measure()'s lines is.
+    if (process.env.BENCH_DEBUG)
+      process.stderr.write(`round ${round + 1}: ${CONTESTANTS.map((c) => `${c} pid ${servers[c]?.child.pid}`).join(', ')}\n`);
     try {
       if (round === 0) {
         const others: Record<string, ServerProcess> = {};
