@@ -6,8 +6,8 @@
  * as production runs them, each on a database of its own seeded alike with --pets animals, every
  * scenario of the bench (list 20, list by status, get, create, 400, 401) in rounds: both sides
  * are started afresh for each round and warmed on every scenario (`warmUp`, runs of --warmup, 1 s), then each
- * scenario runs on each side in turn, each measured run right after one of --warmup on the same side
- * (`measureWarm`; the order flips each round and scenario). Prints, per
+ * scenario runs on each side in turn, each measured run right after runs of --warmup on the same side until its
+ * CPU per request holds (`measureWarm`; the order flips each round and scenario). Prints, per
  * scenario, each side's median req/s and server CPU per request, and the CPU ratio this / DIR per
  * round with its median and range: what a change to the request path costs, measured in one run
  * on one machine.

@@ -264,9 +264,10 @@ async function startups(env: NodeJS.ProcessEnv, key: string, o: Options): Promis
  * scenario's cost). Then each scenario runs on
  * every contestant in turn, each round and scenario one contestant further along, so that none is
  * always first or last, half of `o.duration` in that order and half in the reverse one (a drift of the
- * machine's speed during the turns weighs on every contestant alike), each measured run right after an
- * unmeasured one (`measureWarm`: a process idle for minutes since its warm-up is dearer for its first
- * seconds). `keyed` sends the managed key, every other contestant the API_KEYS key.
+ * machine's speed during the turns weighs on every contestant alike), each measured run right after
+ * unmeasured ones on the same contestant until its CPU per request holds again (`measureWarm`: a process idle for
+ * minutes since its warm-up is dearer for its first seconds). `keyed` sends the managed key, every other contestant
+ * the API_KEYS key.
  */
 async function runAll(
   start: (round: number) => Promise<Record<Contestant, ServerProcess>>,
@@ -374,7 +375,7 @@ async function compare(adminUrl: string, key: string, o: Options, out: (line: st
     out(BENCH_RESULTS_OPENING);
     out('');
     out(
-      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), half of each run in that order and half in the reverse one${o.warmup > 0 ? `, each measured run right after an unmeasured one of ${o.warmup} s on the same contestant` : ''}, each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
+      `${o.pets.toLocaleString('en')} animals; ${o.connections} connections; ${o.duration} s per run; ${o.rounds} round(s), every contestant started afresh for each; each warmed on every scenario in runs of ${o.warmup} s until two in a row cost the same CPU per request within 10% (at most 8)${o.smoke ? ' (smoke: not warmed)' : ''}, then each scenario runs on every contestant in turn (${CONTESTANTS.map((c) => LABEL[c]).join(', ')}), half of each run in that order and half in the reverse one${o.warmup > 0 ? `, each measured run right after unmeasured ones of ${o.warmup} s on the same contestant until two in a row cost the same CPU per request within 10% (at most 8)` : ''}, each compiled JavaScript run by node. The product as production runs it: request log line at info, metrics, request id, security headers, rate limiter on with a limit the bench cannot reach, VALIDATE_RESPONSES=off. Machine: ${readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm)?.length ?? '?'} cores shared by servers, PostgreSQL and load generator.`,
     );
     const results = await runAll(startAll, { key, managedKey }, o, db.url);
     const figures = printTables(results, started, out);

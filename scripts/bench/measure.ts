@@ -195,7 +195,7 @@ export async function measure(server: ServerProcess, scenario: Scenario, key: st
   if (threadsBefore) {
     const threads = [...threadCpuMicros(pid, threadsBefore)].map(([name, us]) => `${name} ${(us / Math.max(1, answered)).toFixed(0)}`);
     process.stderr.write(
-      `${new Date().toISOString()} ${scenario.name} pid ${pid} ${JSON.stringify(byStatus)} µs/request by thread: ${threads.join(', ')}\n`,
+      `${new Date().toISOString()} ${scenario.name} pid ${pid} ${o.duration} s ${JSON.stringify(byStatus)} µs/request by thread: ${threads.join(', ')}\n`,
     );
   }
   return {
@@ -225,12 +225,12 @@ export async function warmUp(server: ServerProcess, scenario: Scenario, key: str
 }
 
 /**
- * A measured run of `scenario` right after an unmeasured one of `o.warmup` seconds on the same
- * server (none when `o.warmup` is 0). A process warmed minutes earlier and idle since (the round's
- * warm-ups, then the other contestants' runs) came back dearer for its first seconds: the first
- * product measured on the first page after the warm-ups spent 1.2–1.7× the CPU of its variants
- * measured after it, most of the excess in V8's worker threads, which collect garbage and compile
- * (BENCH_DEBUG=1 prints each thread's share of every run).
+ * A measured run of `scenario` right after the server's CPU per request holds again: unmeasured runs of `o.warmup`
+ * seconds until two in a row cost the same within 10% (`warmUp`; none when `o.warmup` is 0). A process idle for
+ * minutes since its warm-up is dearer for its first seconds, most of the excess in V8's worker threads, which collect
+ * garbage and compile (BENCH_DEBUG=1 prints each thread's share of every run): on the first page after the round's
+ * warm-ups (2026-12-07, one round) the product spent 231 µs a request in a lead-in of 1 s and 198 in the 2 s measured
+ * after it, and 102 in its second half a minute later; fastify 162, 111 and 95. One fixed second was not enough.
  */
 export async function measureWarm(
   server: ServerProcess,
@@ -238,7 +238,7 @@ export async function measureWarm(
   key: string,
   o: Load & { warmup: number },
 ): Promise<Measurement> {
-  if (o.warmup > 0) await measure(server, scenario, key, { ...o, duration: o.warmup });
+  if (o.warmup > 0) await warmUp(server, scenario, key, o);
   return measure(server, scenario, key, o);
 }
 
