@@ -14,9 +14,10 @@ const { setImmediate, setTimeout } = require('node:timers');
 
 /**
  * V8 returns the pages a collection emptied from a background thread, later on a loaded machine: the reading is taken
- * once the process's anonymous memory has stopped falling (by less than SETTLED_BYTES over STEP_MS), and at most
- * MAX_SETTLE_MS after the collection.
+ * at least MIN_SETTLE_MS after the collection, once the process's anonymous memory has stopped falling (by less than
+ * SETTLED_BYTES over STEP_MS), and at most MAX_SETTLE_MS after it.
  */
+const MIN_SETTLE_MS = 250;
 const STEP_MS = 100;
 const SETTLED_BYTES = 256 * 1024;
 const MAX_SETTLE_MS = 1500;
@@ -43,7 +44,8 @@ function settled(done) {
   let last = keptRss();
   const step = () => {
     const now = keptRss();
-    if (last - now < SETTLED_BYTES || Date.now() - started >= MAX_SETTLE_MS) return done(now);
+    const waited = Date.now() - started;
+    if ((waited >= MIN_SETTLE_MS && last - now < SETTLED_BYTES) || waited >= MAX_SETTLE_MS) return done(now);
     last = now;
     setTimeout(step, STEP_MS);
   };
