@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
 import { runTool } from '../lib/tool';
+import { failuresOf } from './failures';
 
 const PATCHES = path.join(projectRoot, 'patches', 'postgres');
 const INSTALLED = path.join(projectRoot, 'node_modules', 'postgres');
@@ -127,34 +128,6 @@ function runSuite(
   });
 }
 
-/**
- * A failed run's tests as JSON lines `{ file, test, error }` appended to `target` (TEST_FAILURES_FILE, as the jest
- * reporter writes them, for CI's summary): each test upstream's runner reported (`⛔️ <name> at line <n> failed`, then
- * its error), or the run itself when it named none (it did not end, or failed before its tests).
- */
-function recordFailures(target: string, build: Build, report: string, timedOutMs: number | undefined): void {
-  const file = `postgres.js suite (${build === 'cjs' ? 'cjs/tests' : 'tests'}/index.js)`;
-  const firstLines = (text: string) =>
-    text
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line && !line.startsWith('⚠️'))
-      .slice(0, 4)
-      .join(' | ');
-  const parts = report.split('⛔️').slice(1);
-  const lines = parts.map((part) => {
-    const [head = '', ...rest] = part.trim().split('\n');
-    return { file, test: head.trim(), error: firstLines(rest.join('\n')) || head.trim() };
-  });
-  if (lines.length === 0)
-    lines.push({
-      file,
-      test: timedOutMs === undefined ? '(the suite failed)' : `(the suite did not end within ${timedOutMs / 1000} s)`,
-      error: firstLines(report.split('\n').slice(-8).join('\n')),
-    });
-  for (const line of lines) appendFileSync(target, `${JSON.stringify(line)}\n`);
-}
-
 /** Inside the namespace: servers up, each build's suite, servers down. */
 async function inside(builds: Build[], timeoutMs: number): Promise<number> {
   run('ip', ['link', 'set', 'lo', 'up']);
@@ -174,7 +147,8 @@ async function inside(builds: Build[], timeoutMs: number): Promise<number> {
       if (!ok) failed += 1;
       const report = output.replace(/✅/g, '').trim();
       if (!ok && process.env.TEST_FAILURES_FILE)
-        recordFailures(process.env.TEST_FAILURES_FILE, build, report, timedOut ? timeoutMs : undefined);
+        for (const line of failuresOf(build === 'cjs' ? 'cjs/tests' : 'tests', report, timedOut ? timeoutMs : undefined))
+          appendFileSync(process.env.TEST_FAILURES_FILE, `${JSON.stringify(line)}\n`);
       process.stdout.write(
         `postgres.js suite, ${build === 'cjs' ? 'cjs/src (the build the service loads)' : 'src (ES modules)'}: ` +
           `${ok ? 'passed' : 'FAILED'}, ${passed} tests passed, ${((Date.now() - started) / 1000).toFixed(1)} s` +

@@ -38,10 +38,12 @@ export async function startInstance(name: string, env: NodeJS.ProcessEnv, logFil
   };
 }
 
-/** Resident memory of a process, in MiB (0 once it is gone). */
-export function rssMiB(pid: number): number {
+const RSS_LINES = { VmRSS: /VmRSS:\s+(\d+)/, RssAnon: /RssAnon:\s+(\d+)/ };
+
+/** Resident memory of a process, in MiB (0 once it is gone): all of it, or its anonymous part (what keptReading reads). */
+export function rssMiB(pid: number, part: keyof typeof RSS_LINES = 'VmRSS'): number {
   try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = RSS_LINES[part].exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Math.round(Number(kb) / 1024) : 0;
   } catch {
     return 0;
