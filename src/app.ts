@@ -77,29 +77,29 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.set('case sensitive routing', true);
   app.set('x-powered-by', false);
   app.set('etag', false);
-  // MCP_ENABLED: POST /mcp, with its own CORS (listed origins only) ahead of the API's.
+  // MCP_ENABLED: POST /mcp, a door of the listener with its own CORS (listed origins only), express never seeing it.
+  let mcp: Parameters<typeof apiListener>[0]['mcp'];
   if (deps.mcp) {
     // Loaded here, not imported above: the MCP SDK is a fifth of the app's load time, which a
     // service without MCP_ENABLED (the default) does not pay.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { mcpRouter } = require('./mcp/endpoint') as typeof import('./mcp/endpoint');
+    const { MCP_PATH, mcpDoor } = require('./mcp/endpoint') as typeof import('./mcp/endpoint');
     checkToolsMatchSpec(
       mcpTools,
       [...spec.operations.values()].filter((op) => isTool(spec, op)).map((op) => op.operationId),
     );
-    app.use(
-      mcpRouter({
-        tools: mcpTools,
-        authenticate,
-        call: inProcessDoor(core, record),
-        name: 'animal-store-api',
-        version: spec.document.info.version,
-        allowedOrigins: deps.corsOrigins === '*' || deps.corsOrigins === undefined ? [] : deps.corsOrigins,
-        loopbackOnly: deps.mcp.loopbackOnly,
-        metrics,
-        traced: tracedSteps(deps.tracing),
-      }),
-    );
+    const door = mcpDoor({
+      tools: mcpTools,
+      authenticate,
+      call: inProcessDoor(core, record),
+      name: 'animal-store-api',
+      version: spec.document.info.version,
+      allowedOrigins: deps.corsOrigins === '*' || deps.corsOrigins === undefined ? [] : deps.corsOrigins,
+      loopbackOnly: deps.mcp.loopbackOnly,
+      metrics,
+      traced: tracedSteps(deps.tracing),
+    });
+    mcp = { path: MCP_PATH, door };
   }
   // Browsers on the listed origins: CORS headers, and preflights answered without a key (the listener runs it before the core).
   const cors = deps.corsOrigins ? corsMiddleware(deps.corsOrigins, methodsOf(spec)) : undefined;
@@ -109,7 +109,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.use(contractRoutes(spec));
   app.use(notFound);
   app.use(errorMiddleware);
-  return served(app, apiListener({ core, record, cors, rest: app }));
+  return served(app, apiListener({ core, record, cors, mcp, rest: app }));
 }
 
 /**

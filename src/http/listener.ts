@@ -15,7 +15,9 @@ export interface ListenerDeps {
   record: RequestRecorder;
   /** CORS_ORIGINS' handler, when it is set: run before the core. */
   cors?: CorsHandler;
-  /** Everything the core does not claim: the express app (/mcp, /metrics, the contract, the 404s). */
+  /** MCP_ENABLED: the door of /mcp (mcp/endpoint.ts), handed every request whose path is `path` exactly. */
+  mcp?: { path: string; door: (req: IncomingMessage, res: ServerResponse, locals: Locals) => void };
+  /** Everything else: the express app (/metrics, the contract, the 404s). */
   rest: Express;
 }
 
@@ -42,12 +44,13 @@ type Locals = Express.Locals;
  * The one listener of the API's server. Every request first gets its id and its record
  * (`recordResponse`), and one valid Host (`hostProblem`). Then a request for the API or a probe
  * (`core.claims`) goes through CORS to the request core, whose reply is written in one call with
- * every response's headers among its own; anything else goes to `rest`, the express app, with the
- * request's facts as its `res.locals` (express keeps a `res.locals` it finds, as it does for a
- * mounted app), where its routes leave what they learn for the log line. A response written header
- * by header (by express, CORS, a refusal or a fault) gets every response's headers first.
+ * every response's headers among its own; one for /mcp goes to its door (MCP_ENABLED) with the
+ * request's facts; anything else goes to `rest`, the express app, with the request's facts as its
+ * `res.locals` (express keeps a `res.locals` it finds, as it does for a mounted app), where its
+ * routes leave what they learn for the log line. A response written header by header (by express,
+ * CORS, a refusal or a fault) gets every response's headers first.
  */
-export function apiListener({ core, record, cors, rest }: ListenerDeps): RequestListener {
+export function apiListener({ core, record, cors, mcp, rest }: ListenerDeps): RequestListener {
   const fault = (req: IncomingMessage, res: ServerResponse, locals: Locals, err: unknown) => {
     if (!res.headersSent) setEveryResponseHeaders(res, locals.requestId);
     if (!replyToFault(req, res, locals, err)) res.destroy();
@@ -67,7 +70,9 @@ export function apiListener({ core, record, cors, rest }: ListenerDeps): Request
           setEveryResponseHeaders(res, requestId);
           return refuseHost(res, problem);
         }
-        if (!core.claims(splitTarget(req.url ?? '').path)) {
+        const { path } = splitTarget(req.url ?? '');
+        if (path === mcp?.path) return mcp.door(req, res, locals);
+        if (!core.claims(path)) {
           setEveryResponseHeaders(res, requestId);
           (res as ServerResponse & { locals: Locals }).locals = locals;
           rest(req, res);

@@ -18,6 +18,14 @@ import { bytesBody } from '../http/body';
 import { type WrittenReply, type ApiRequest, splitTarget } from '../http/core';
 
 /**
+ * A JSON-RPC request that is a tools/call, by the SDK's own schemas composed into one: the
+ * transport's (a JSON-RPC request: `jsonrpc` 2.0, an id, nothing else beside `method` and `params`)
+ * with the server's (CallToolRequestSchema's method and params). One parse, where each of the two
+ * would read the message again.
+ */
+const JsonRpcToolCallSchema = JSONRPCRequestSchema.extend(CallToolRequestSchema.shape);
+
+/**
  * A single tools/call of a known tool that the SDK's transport and server would take as it is:
  * both media types accepted, a protocol version the SDK supports (or none: its default), a JSON-RPC
  * request and a tools/call by the SDK's own schemas, and no task. Anything else (initialize,
@@ -27,12 +35,10 @@ export function plainToolCall(headers: IncomingHttpHeaders, body: unknown, tools
   const version = headers['mcp-protocol-version'];
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
-  // A message the transport takes (its JSON-RPC message schema, a union whose request member is this) that is a request.
-  const message = (body as { method?: unknown } | null)?.method === 'tools/call' ? JSONRPCRequestSchema.safeParse(body) : undefined;
-  if (!message?.success) return undefined;
-  const call = CallToolRequestSchema.safeParse(message.data);
-  const tool = call.success && call.data.params.task === undefined ? tools.get(call.data.params.name) : undefined;
-  return tool && call.success ? { id: message.data.id, tool, arguments: call.data.params.arguments ?? {} } : undefined;
+  const call = (body as { method?: unknown } | null)?.method === 'tools/call' ? JsonRpcToolCallSchema.safeParse(body) : undefined;
+  if (!call?.success || call.data.params.task !== undefined) return undefined;
+  const tool = tools.get(call.data.params.name);
+  return tool ? { id: call.data.id, tool, arguments: call.data.params.arguments ?? {} } : undefined;
 }
 
 /** A refusal before any request is made: an argument the tool does not take, or a path argument missing. */

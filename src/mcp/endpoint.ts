@@ -1,8 +1,9 @@
 /**
  * POST /mcp: the Model Context Protocol over Streamable HTTP (@modelcontextprotocol/sdk), stateless
- * and answering JSON, with one tool per operation that needs a key (generated/mcp-tools.ts).
+ * and answering JSON, with one tool per operation that needs a key (generated/mcp-tools.ts). A door
+ * of the API's listener beside the request core (http/listener.ts): express never sees /mcp.
  *
- *   1. Host       bound to loopback (HOST): the Host must name loopback (the SDK's DNS-rebinding middleware)
+ *   1. Host       bound to loopback (HOST): the Host must name loopback (DNS rebinding, refused as the SDK's middleware refuses it)
  *   2. Origin     a browser's request is refused unless its Origin is listed in CORS_ORIGINS
  *   3. method     POST; OPTIONS answers Allow; anything else 405
  *   4. key        the bearer key, as the API checks it: 401 with its challenge (503 when keys cannot be checked)
@@ -13,20 +14,21 @@
  *                 as the caller this request authenticated (call.ts). A single plain tools/call, the
  *                 message agents send most, is answered as the transport would answer it, without it.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import cors from 'cors';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { McpTool } from '../contract/mcpTools';
 import { type AuthenticatedKey, type Authenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
 import { readJsonBody, streamedBody } from '../http/body';
 import { HttpError, invalidField, toHttpError } from '../http/errors';
 import type { InProcessDoor } from '../http/inProcessDoor';
-import { sendError } from '../http/reply';
+import { replyToFault, sendError } from '../http/reply';
+import { closeIfBodyLeft } from '../http/connection';
 import type { Metrics } from '../ops/metrics';
+import { type RequestFacts, setEveryResponseHeaders, withEveryResponseHeaders } from '../ops/requestLog';
 import type { Traced } from '../ops/tracing';
 import { plainToolCall, requestOf, resultFrom, resultOf } from './call';
 
@@ -50,15 +52,52 @@ export interface McpDeps {
   traced: Traced;
 }
 
-/** What the request's handling learned, for the log line (RequestFacts.mcpTool). */
-const recordTool = (res: Response, name: string) => {
-  res.locals.mcpTool = res.locals.mcpTool === undefined ? name : `${res.locals.mcpTool},${name}`;
+/** What a request to /mcp learns as it is answered, for its log line (RequestFacts.mcpTool among them), and its id. */
+export type McpFacts = RequestFacts & { requestId: string };
+
+/** One request to /mcp: Node's request and response, and its facts. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  facts: McpFacts;
+}
+
+/** The API's door for /mcp (`mcpDoor`): the listener hands it every request whose path is MCP_PATH. */
+export type McpDoor = (req: IncomingMessage, res: ServerResponse, facts: McpFacts) => void;
+
+const recordTool = (facts: McpFacts, name: string) => {
+  facts.mcpTool = facts.mcpTool === undefined ? name : `${facts.mcpTool},${name}`;
 };
 
-/** A JSON-RPC message's text as the answer, written as the SDK's transport writes one (encoded once, its headers in one call). */
-function sendJsonRpc(res: Response, status: number, text: string): void {
+/** The headers of every /mcp response, set one by one for what writes its answer header by header (a refusal, the SDK's transport). */
+function setMcpHeaders({ res, facts }: Exchange): void {
+  setEveryResponseHeaders(res, facts.requestId);
+  res.setHeader('Cache-Control', 'no-store');
+}
+
+/** A JSON-RPC message's text as the answer, as the SDK's transport writes one: encoded once, every header in one call. */
+function sendJsonRpc({ res, facts }: Exchange, status: number, text: string): void {
   const bytes = Buffer.from(text);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(bytes.length) }).end(bytes);
+  const headers = { 'Cache-Control': 'no-store', 'Content-Type': 'application/json', 'Content-Length': String(bytes.length) };
+  res.writeHead(status, withEveryResponseHeaders(headers, facts.requestId)).end(bytes);
+}
+
+/** A JSON-RPC error answered before any message is read (the Host and Origin rules), as the SDK answers them. */
+const refusal = (message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+
+/** The hostnames a Host may name when the service listens on loopback: those the SDK's DNS-rebinding middleware allows. */
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** 1. What is wrong with the Host of a request to a service on loopback, in the SDK's words; undefined when it names loopback. */
+function hostRefusal(host: string | undefined): string | undefined {
+  if (!host) return 'Missing Host header';
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return `Invalid Host header: ${host}`;
+  }
+  return LOOPBACK_HOSTNAMES.includes(hostname) ? undefined : `Invalid Host: ${hostname}`;
 }
 
 /** The JSON-RPC messages of a body: one, or a batch. */
@@ -76,13 +115,13 @@ function forbiddenCall(body: unknown, tools: ReadonlyMap<string, McpTool>, key: 
 }
 
 /** A tool call's request id: the /mcp request's, with the tool's name, cut to fit the 128 characters a request id may have. */
-const callId = (res: Response, tool: McpTool) => `${res.locals.requestId.slice(0, 123 - tool.name.length)}:mcp:${tool.name}`;
+const callId = (facts: McpFacts, tool: McpTool) => `${facts.requestId.slice(0, 123 - tool.name.length)}:mcp:${tool.name}`;
 
 /** 7. One call of a tool the key may use: its operation's request answered in process, traced and counted. */
-async function callTool(deps: McpDeps, req: Request, res: Response, key: AuthenticatedKey, tool: McpTool, args: Record<string, unknown>) {
-  recordTool(res, tool.name);
+async function callTool(deps: McpDeps, { req, facts }: Exchange, key: AuthenticatedKey, tool: McpTool, args: Record<string, unknown>) {
+  recordTool(facts, tool.name);
   const run = async () => {
-    const made = requestOf(tool, args, { host: req.headers.host, requestId: callId(res, tool), caller: key });
+    const made = requestOf(tool, args, { host: req.headers.host, requestId: callId(facts, tool), caller: key });
     return 'refused' in made ? resultFrom(made.refused) : resultOf(tool, await deps.call(made.request));
   };
   const result = await deps.traced(`mcp tool ${tool.name}`, run);
@@ -91,7 +130,7 @@ async function callTool(deps: McpDeps, req: Request, res: Response, key: Authent
 }
 
 /** 7. The SDK's server for one request: the tools the key may call, each call run through the API. */
-function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Request, res: Response, key: AuthenticatedKey): Server {
+function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, exchange: Exchange, key: AuthenticatedKey): Server {
   const visible = new Map(deps.tools.filter((t) => holdsScopes(key, t.scopes)).map((t) => [t.name, t]));
   const server = new Server(
     { name: deps.name, version: deps.version },
@@ -104,34 +143,39 @@ function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, req: Reques
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = visible.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${JSON.stringify(request.params.name)}; tools/list names them`);
-    return callTool(deps, req, res, key, tool, request.params.arguments ?? {}).then((result) => result.value());
+    return callTool(deps, exchange, key, tool, request.params.arguments ?? {}).then((result) => result.value());
   });
   return server;
 }
 
-/** Steps 2 to 7 for one request to /mcp. */
-function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHandler {
+/** Steps 2 to 7 for one request to /mcp (its Host and CORS taken care of). */
+function answerer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): (exchange: Exchange) => Promise<void> {
   // One validator for every request's server: the SDK would make an Ajv instance per server otherwise.
   const validator = new AjvJsonSchemaValidator();
-  return async (req, res) => {
-    res.locals.route = MCP_PATH;
-    res.setHeader('Cache-Control', 'no-store');
+  return async (exchange) => {
+    const { req, res, facts } = exchange;
+    facts.route = MCP_PATH;
     try {
       const origin = req.headers.origin;
-      if (origin !== undefined && !deps.allowedOrigins.includes(origin)) {
-        const message = `Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS`;
-        return sendJsonRpc(res, 403, JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+      if (origin !== undefined && !deps.allowedOrigins.includes(origin))
+        return sendJsonRpc(
+          exchange,
+          403,
+          refusal(`Origin ${JSON.stringify(origin.slice(0, 200))} may not call /mcp: list it in CORS_ORIGINS`),
+        );
+      if (req.method === 'OPTIONS') {
+        setMcpHeaders(exchange);
+        return void res.writeHead(204, { Allow: 'POST, OPTIONS' }).end();
       }
-      if (req.method === 'OPTIONS') return void res.status(204).setHeader('Allow', 'POST, OPTIONS').end();
       const notAllowed = `${req.method} is not allowed on /mcp (stateless: POST only); allowed: POST, OPTIONS`;
       if (req.method !== 'POST') throw new HttpError(405, 'method_not_allowed', notAllowed, { Allow: 'POST, OPTIONS' });
       const auth = deps.authenticate(req.headers, req.rawHeaders);
       if (!auth.ok) {
-        res.locals.keyId = auth.keyId;
+        facts.keyId = auth.keyId;
         throw unauthorizedError(auth);
       }
-      res.locals.keyId = auth.key.keyId;
-      res.locals.client = auth.key.client;
+      facts.keyId = auth.key.keyId;
+      facts.client = auth.key.client;
       const decoded = await readJsonBody(req.headers, streamedBody(req), ['application/json']);
       const detail = 'The body must be a JSON-RPC message (a JSON object) or a batch of them';
       if (decoded?.value === undefined || typeof decoded.value !== 'object' || decoded.value === null)
@@ -141,30 +185,50 @@ function answer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): RequestHand
       // The call agents make most, answered as the SDK's transport would answer it in JSON mode, without it.
       const plain = plainToolCall(req.headers, decoded.value, tools);
       if (plain) {
-        const result = await callTool(deps, req, res, auth.key, plain.tool, plain.arguments);
-        return sendJsonRpc(res, 200, `{"jsonrpc":"2.0","id":${JSON.stringify(plain.id)},"result":${result.json()}}`);
+        const result = await callTool(deps, exchange, auth.key, plain.tool, plain.arguments);
+        return sendJsonRpc(exchange, 200, `{"jsonrpc":"2.0","id":${JSON.stringify(plain.id)},"result":${result.json()}}`);
       }
-      const server = serverFor(deps, validator, req, res, auth.key);
+      const server = serverFor(deps, validator, exchange, auth.key);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);
+      setMcpHeaders(exchange);
       await transport.handleRequest(req, res, decoded.value);
     } catch (err) {
       if (res.headersSent) return void res.destroy();
+      // The connection may have to close after a refusal answered before the body was read (a 401, a 413).
+      closeIfBodyLeft(req, res);
+      setMcpHeaders(exchange);
       sendError(res, toHttpError(err));
     }
   };
 }
 
-/** The router of /mcp (mounted by createApp when MCP_ENABLED=true), ahead of the API's CORS. */
-export function mcpRouter(deps: McpDeps): Router {
+/**
+ * The door of /mcp (handed to the listener by createApp when MCP_ENABLED=true): the Host rule on
+ * loopback, its own CORS (listed origins only; the API's is not run for /mcp), then the answer.
+ */
+export function mcpDoor(deps: McpDeps): McpDoor {
   const tools = new Map(deps.tools.map((t) => [t.name, t]));
-  const router = Router({ caseSensitive: true, strict: true });
-  if (deps.loopbackOnly) router.use(MCP_PATH, localhostHostValidation());
+  const answer = answerer(deps, tools);
   const allowedHeaders = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
   const exposedHeaders = ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id', 'Retry-After'];
   const origin = [...deps.allowedOrigins];
-  if (origin.length > 0) router.use(MCP_PATH, cors({ origin, methods: ['POST'], allowedHeaders, exposedHeaders, maxAge: 600 }));
-  router.all(MCP_PATH, answer(deps, tools));
-  return router;
+  const corsHandler = origin.length > 0 ? cors({ origin, methods: ['POST'], allowedHeaders, exposedHeaders, maxAge: 600 }) : undefined;
+  const fault = (exchange: Exchange, err: unknown) => {
+    if (!exchange.res.headersSent) setMcpHeaders(exchange);
+    if (!replyToFault(exchange.req, exchange.res, exchange.facts, err)) exchange.res.destroy();
+  };
+  return (req, res, facts) => {
+    const exchange = { req, res, facts };
+    if (deps.loopbackOnly) {
+      const problem = hostRefusal(req.headers.host);
+      if (problem !== undefined) return sendJsonRpc(exchange, 403, refusal(problem));
+    }
+    const go = () => void answer(exchange).catch((err: unknown) => fault(exchange, err));
+    if (!corsHandler) return go();
+    // A preflight is answered by the cors package, header by header.
+    setMcpHeaders(exchange);
+    corsHandler(req, res, (err?: unknown) => (err ? fault(exchange, err) : go()));
+  };
 }

@@ -45,6 +45,15 @@ describe('enabling', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.body.result).toMatchObject({ serverInfo: { name: 'animal-store-api', version: '1.0.0' }, capabilities: { tools: {} } });
     }));
+
+  test('when it is enabled, then /mcp is that path exactly (its query aside): /mcp/ and /MCP are unknown paths, 404', () =>
+    withApp({ mcp: { loopbackOnly: true } }, async (t) => {
+      expect((await supertest(t.app).post('/mcp?x=1').set('Accept', MCP_ACCEPT).set(auth()).send(INIT)).status).toBe(200);
+      for (const path of ['/mcp/', '/MCP', '/mcp/x']) {
+        const res = await supertest(t.app).post(path).set('Accept', MCP_ACCEPT).set(auth()).send(INIT);
+        expect([path, res.status, res.body.code]).toEqual([path, 404, 'not_found']);
+      }
+    }));
 });
 
 describe('DNS-rebinding protection', () => {
@@ -58,6 +67,22 @@ describe('DNS-rebinding protection', () => {
       expect((await post(t).set('Host', 'api.example.com').send(INIT)).status).toBe(200);
     });
   });
+
+  test('when the service listens on loopback and an HTTP/1.0 request names no Host, then 403 with every response’s headers', () =>
+    withApp({ mcp: { loopbackOnly: true } }, async (t) => {
+      const at = await listenOnLoopback(t.app);
+      const body = JSON.stringify(INIT);
+      const res = await rawHttp(at.port, [
+        `POST /mcp HTTP/1.0\r\nAuthorization: Bearer ${API_KEY}\r\nAccept: ${MCP_ACCEPT}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ]);
+      await at.close();
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.body)).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Missing Host header' }, id: null });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['cache-control']).toBe('no-store');
+    }));
 
   test('when a browser’s Origin is not listed in CORS_ORIGINS, then 403, whatever the key; CORS_ORIGINS=* opens /mcp to none', async () => {
     for (const corsOrigins of [['https://app.example.com'], '*' as const])
