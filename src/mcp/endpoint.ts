@@ -23,10 +23,9 @@ import cors from 'cors';
 import type { McpTool } from '../contract/mcpTools';
 import { type AuthenticatedKey, type Authenticator, holdsScopes, insufficientScope, unauthorizedError } from '../http/auth';
 import { readJsonBody, streamedBody } from '../http/body';
-import { HttpError, invalidField, toHttpError } from '../http/errors';
+import { HttpError, invalidField } from '../http/errors';
 import type { InProcessDoor } from '../http/inProcessDoor';
-import { replyToFault, sendError } from '../http/reply';
-import { closeIfBodyLeft } from '../http/connection';
+import { replyToFault } from '../http/reply';
 import type { Metrics } from '../ops/metrics';
 import { type RequestFacts, setEveryResponseHeaders, withEveryResponseHeaders } from '../ops/requestLog';
 import type { Traced } from '../ops/tracing';
@@ -148,6 +147,16 @@ function serverFor(deps: McpDeps, validator: AjvJsonSchemaValidator, exchange: E
   return server;
 }
 
+/**
+ * A failure of any step as the API answers one (`replyToFault`: the Error body, its cause kept for the
+ * log line, the connection closed when the body left unread may be over the limit), with /mcp's headers;
+ * nothing but the connection's end once the answer was begun.
+ */
+function fault(exchange: Exchange, err: unknown): void {
+  if (!exchange.res.headersSent) setMcpHeaders(exchange);
+  if (!replyToFault(exchange.req, exchange.res, exchange.facts, err)) exchange.res.destroy();
+}
+
 /** Steps 2 to 7 for one request to /mcp (its Host and CORS taken care of). */
 function answerer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): (exchange: Exchange) => Promise<void> {
   // One validator for every request's server: the SDK would make an Ajv instance per server otherwise.
@@ -195,11 +204,7 @@ function answerer(deps: McpDeps, tools: ReadonlyMap<string, McpTool>): (exchange
       setMcpHeaders(exchange);
       await transport.handleRequest(req, res, decoded.value);
     } catch (err) {
-      if (res.headersSent) return void res.destroy();
-      // The connection may have to close after a refusal answered before the body was read (a 401, a 413).
-      closeIfBodyLeft(req, res);
-      setMcpHeaders(exchange);
-      sendError(res, toHttpError(err));
+      fault(exchange, err);
     }
   };
 }
@@ -215,17 +220,14 @@ export function mcpDoor(deps: McpDeps): McpDoor {
   const exposedHeaders = ['Mcp-Session-Id', 'WWW-Authenticate', 'X-Request-Id', 'Retry-After'];
   const origin = [...deps.allowedOrigins];
   const corsHandler = origin.length > 0 ? cors({ origin, methods: ['POST'], allowedHeaders, exposedHeaders, maxAge: 600 }) : undefined;
-  const fault = (exchange: Exchange, err: unknown) => {
-    if (!exchange.res.headersSent) setMcpHeaders(exchange);
-    if (!replyToFault(exchange.req, exchange.res, exchange.facts, err)) exchange.res.destroy();
-  };
   return (req, res, facts) => {
     const exchange = { req, res, facts };
     if (deps.loopbackOnly) {
       const problem = hostRefusal(req.headers.host);
       if (problem !== undefined) return sendJsonRpc(exchange, 403, refusal(problem));
     }
-    const go = () => void answer(exchange).catch((err: unknown) => fault(exchange, err));
+    // The answer writes its own failures (`fault`): what could still escape it is a response that cannot be written.
+    const go = () => void answer(exchange).catch(() => res.destroy());
     if (!corsHandler) return go();
     // A preflight is answered by the cors package, header by header.
     setMcpHeaders(exchange);
